@@ -1,0 +1,68 @@
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "geoalign/error.h"
+
+namespace geoalign {
+
+enum class Precision { FP32, BF16, INT8, Auto };
+Precision parse_precision(std::string_view name);  // "fp32", "bf16", "int8", "auto"
+const char* precision_name(Precision p);
+
+struct MatcherOptions {
+  Precision precision = Precision::Auto;
+  int threads = 0;  // 0: one per core
+};
+
+struct AddressPair {
+  std::string a, b;
+};
+
+struct MatchResult {
+  std::size_t label_id = 0;
+  std::string label;  // from the model's id2label
+  // The expected degree of match, P(exact) + 0.5 * P(partial), in [0, 1]: 1 when the
+  // model is sure the addresses name the same place at the same granularity, 0.5 for a
+  // sure partial match, 0 for a sure non-match.
+  float score = 0;
+  float p_not_match = 0, p_partial_match = 0, p_exact_match = 0;
+  std::vector<float> probabilities;  // one per label, in id order
+};
+
+enum class Pooling { Cls, Mean };
+
+// Scores Chinese address pairs with a BERT cross-encoder loaded from a Hugging Face
+// folder (config.json, vocab.txt, model.safetensors). Thread-safe.
+class Matcher {
+ public:
+  static Matcher load(const std::filesystem::path& model_dir, const MatcherOptions& options = {});
+  Matcher(Matcher&&) noexcept;
+  Matcher& operator=(Matcher&&) noexcept;
+  ~Matcher();
+
+  // Scores pairs in batches of at most batch_size, grouping pairs of similar length and
+  // returning results in input order. Throws Error naming the pair on invalid UTF-8.
+  std::vector<MatchResult> score(std::span<const AddressPair> pairs, std::size_t batch_size = 64) const;
+
+  // One vector per address, from the shared encoder.
+  std::vector<std::vector<float>> embed(std::span<const std::string> addresses, Pooling pooling = Pooling::Mean,
+                                        std::size_t batch_size = 64) const;
+
+  const std::vector<std::string>& labels() const;
+  std::size_t max_length() const;
+  Precision precision() const;
+
+ private:
+  struct Impl;
+  explicit Matcher(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace geoalign

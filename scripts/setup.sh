@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Debian packages geoalign builds against. Safe to run repeatedly:
+# it only calls apt-get when something is missing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  libdnnl-dev          # oneDNN: GEMM and CPU ISA dispatch
+  libicu-dev           # Unicode categories, NFC/NFD and case mapping for the tokenizer
+  nlohmann-json3-dev   # config.json and safetensors headers
+  libopencc-dev opencc # optional traditional -> simplified normalization
+  libgtest-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,58 @@
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "backend/cpu/parallel.h"
+#include "backend/ops/attention.h"
+
+namespace geoalign::ops {
+
+template <>
+void attention<Device::CPU>(const Tensor& qkv, std::span<const std::int32_t> cu_seqlens, std::int64_t num_heads,
+                            Tensor& out) {
+  const std::int64_t hidden = out.dim(1);
+  const std::int64_t head_dim = hidden / num_heads;
+  const std::int64_t stride = 3 * hidden;
+  const std::int64_t sequences = static_cast<std::int64_t>(cu_seqlens.size()) - 1;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+  const float* base = qkv.data<float>();
+  float* y = out.data<float>();
+
+  cpu::parallel_for(sequences * num_heads, [&](std::int64_t task) {
+    const std::int64_t s = task / num_heads;
+    const std::int64_t head = task % num_heads;
+    const std::int64_t first = cu_seqlens[s];
+    const std::int64_t len = cu_seqlens[s + 1] - first;
+    thread_local std::vector<float> probs;
+    probs.resize(static_cast<std::size_t>(len));
+    const float* q0 = base + first * stride + head * head_dim;
+    const float* k0 = q0 + hidden;
+    const float* v0 = q0 + 2 * hidden;
+    for (std::int64_t i = 0; i < len; ++i) {
+      const float* q = q0 + i * stride;
+      float max_score = -INFINITY;
+      for (std::int64_t j = 0; j < len; ++j) {
+        const float* k = k0 + j * stride;
+        float dot = 0.0f;
+        for (std::int64_t d = 0; d < head_dim; ++d) dot += q[d] * k[d];
+        probs[j] = dot * scale;
+        max_score = std::max(max_score, probs[j]);
+      }
+      float total = 0.0f;
+      for (std::int64_t j = 0; j < len; ++j) {
+        probs[j] = std::exp(probs[j] - max_score);
+        total += probs[j];
+      }
+      const float inv_total = 1.0f / total;
+      float* ctx = y + (first + i) * hidden + head * head_dim;
+      std::fill(ctx, ctx + head_dim, 0.0f);
+      for (std::int64_t j = 0; j < len; ++j) {
+        const float p = probs[j] * inv_total;
+        const float* v = v0 + j * stride;
+        for (std::int64_t d = 0; d < head_dim; ++d) ctx[d] += p * v[d];
+      }
+    }
+  });
+}
+
+}  // namespace geoalign::ops

@@ -1,0 +1,29 @@
+#include "backend/ops/linear.h"
+
+namespace geoalign::ops {
+
+Linear::Linear(const Tensor& weight, const Tensor& bias, Activation activation) {
+  if (weight.rank() != 2 || bias.rank() != 1 || bias.dim(0) != weight.dim(0)) {
+    throw Error("linear layer: weight " + shape_to_string(weight.shape()) + " and bias " +
+                shape_to_string(bias.shape()) + " do not fit together");
+  }
+  out_features_ = weight.dim(0);
+  in_features_ = weight.dim(1);
+  GEOALIGN_DISPATCH_DEVICE(weight.device(), impl_ = make_linear<D>(weight, bias, activation));
+}
+
+Linear::Linear(Linear&&) noexcept = default;
+Linear& Linear::operator=(Linear&&) noexcept = default;
+Linear::~Linear() = default;
+
+void Linear::operator()(const Tensor& x, Tensor& y) const {
+  if (x.rank() != 2 || x.dim(1) != in_features_) {
+    throw Error("linear layer expects [rows, " + std::to_string(in_features_) + "], got " +
+                shape_to_string(x.shape()));
+  }
+  y.resize({x.dim(0), out_features_});
+  if (x.dim(0) == 0) return;
+  impl_->forward(x, y);
+}
+
+}  // namespace geoalign::ops

@@ -1,0 +1,77 @@
+#include "cli/args.h"
+
+#include <charconv>
+#include <stdexcept>
+
+namespace geoalign::cli {
+
+Args::Args(std::string command, std::vector<Option> options, std::string positional_help)
+    : command_(std::move(command)), options_(std::move(options)), positional_help_(std::move(positional_help)) {
+  options_.push_back({"help", false, "show this help", ""});
+}
+
+const Args::Option& Args::find(const std::string& name) const {
+  for (const auto& o : options_) {
+    if (o.name == name) return o;
+  }
+  throw UsageError("unknown option --" + name);
+}
+
+void Args::parse(int argc, char** argv, int first) {
+  for (int i = first; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.size() < 3 || arg.compare(0, 2, "--") != 0) {
+      positional_.push_back(arg);
+      continue;
+    }
+    std::string name = arg.substr(2);
+    std::optional<std::string> inline_value;
+    if (const auto eq = name.find('='); eq != std::string::npos) {
+      inline_value = name.substr(eq + 1);
+      name.resize(eq);
+    }
+    const Option& option = find(name);
+    if (!option.takes_value) {
+      if (inline_value) throw UsageError("--" + name + " takes no value");
+      values_[name] = "1";
+    } else if (inline_value) {
+      values_[name] = *inline_value;
+    } else if (i + 1 < argc) {
+      values_[name] = argv[++i];
+    } else {
+      throw UsageError("--" + name + " needs a value");
+    }
+  }
+}
+
+bool Args::flag(const std::string& name) const { return values_.count(name) != 0; }
+
+std::string Args::value(const std::string& name) const {
+  const auto it = values_.find(name);
+  return it != values_.end() ? it->second : find(name).default_value;
+}
+
+long Args::integer(const std::string& name, long min, long max) const {
+  const std::string text = value(name);
+  long v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || v < min || v > max) {
+    throw UsageError("--" + name + " must be a whole number from " + std::to_string(min) + " to " +
+                     std::to_string(max) + ", got \"" + text + "\"");
+  }
+  return v;
+}
+
+std::string Args::usage() const {
+  std::string s = "usage: geoalign " + command_ + " [options] " + positional_help_ + "\n\noptions:\n";
+  for (const auto& o : options_) {
+    std::string left = "  --" + o.name + (o.takes_value ? " VALUE" : "");
+    left.resize(std::max<std::size_t>(left.size() + 2, 28), ' ');
+    s += left + o.help;
+    if (!o.default_value.empty()) s += " (default: " + o.default_value + ")";
+    s += "\n";
+  }
+  return s;
+}
+
+}  // namespace geoalign::cli

@@ -1,0 +1,47 @@
+#pragma once
+
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace geoalign::cli {
+
+// A small getopt-style parser: "--name value", "--name=value", boolean "--name", and
+// positional arguments. Unknown options and missing values are usage errors.
+class Args {
+ public:
+  struct Option {
+    std::string name;  // without the leading "--"
+    bool takes_value;
+    std::string help;
+    std::string default_value;
+  };
+
+  Args(std::string command, std::vector<Option> options, std::string positional_help);
+
+  // Throws UsageError.
+  void parse(int argc, char** argv, int first);
+
+  bool flag(const std::string& name) const;
+  std::string value(const std::string& name) const;  // the given value or the default
+  long integer(const std::string& name, long min, long max) const;
+  const std::vector<std::string>& positional() const { return positional_; }
+  std::string usage() const;
+
+ private:
+  const Option& find(const std::string& name) const;
+
+  std::string command_;
+  std::vector<Option> options_;
+  std::string positional_help_;
+  std::map<std::string, std::string> values_;
+  std::vector<std::string> positional_;
+};
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace geoalign::cli

@@ -1,0 +1,8 @@
+#pragma once
+
+namespace geoalign::cli {
+
+// Each command parses its own options from argv[first..] and returns the exit status.
+int run_score(int argc, char** argv, int first);
+
+}  // namespace geoalign::cli

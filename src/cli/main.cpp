@@ -1,0 +1,40 @@
+#include <cstdio>
+#include <cstring>
+#include <exception>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "geoalign/error.h"
+
+namespace {
+
+constexpr const char* kUsage =
+    "geoalign: Chinese address matching with a BERT cross-encoder\n"
+    "\n"
+    "usage: geoalign COMMAND [options]\n"
+    "\n"
+    "commands:\n"
+    "  score    score address pairs from a TSV file (addr1<TAB>addr2)\n"
+    "\n"
+    "Run 'geoalign COMMAND --help' for a command's options.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string command = argv[1];
+  try {
+    if (command == "score") return geoalign::cli::run_score(argc, argv, 2);
+    std::fprintf(stderr, "geoalign: unknown command '%s'\n\n%s", command.c_str(), kUsage);
+    return 2;
+  } catch (const geoalign::cli::UsageError& e) {
+    std::fprintf(stderr, "geoalign %s: %s (see --help)\n", command.c_str(), e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "geoalign %s: error: %s\n", command.c_str(), e.what());
+    return 1;
+  }
+}

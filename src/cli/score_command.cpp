@@ -1,0 +1,137 @@
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/pair_reader.h"
+#include "geoalign/matcher.h"
+
+namespace geoalign::cli {
+
+namespace {
+
+constexpr const char* kHeader = "addr1\taddr2\tlabel\tscore\tp_not_match\tp_partial_match\tp_exact_match\n";
+
+// Rows gathered before scoring: enough for length sorting to fill batches with pairs of
+// similar length, small enough to stream files of any size.
+constexpr std::size_t kBatchesPerChunk = 32;
+
+void write_results(const std::vector<PairRow>& rows, const std::vector<MatchResult>& results) {
+  std::string out;
+  char numbers[160];
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const MatchResult& r = results[i];
+    std::snprintf(numbers, sizeof numbers, "\t%.6f\t%.6f\t%.6f\t%.6f\n", static_cast<double>(r.score),
+                  static_cast<double>(r.p_not_match), static_cast<double>(r.p_partial_match),
+                  static_cast<double>(r.p_exact_match));
+    out += rows[i].a;
+    out += '\t';
+    out += rows[i].b;
+    out += '\t';
+    out += r.label;
+    out += numbers;
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+}
+
+class Progress {
+ public:
+  Progress() : enabled_(isatty(STDERR_FILENO) != 0), start_(Clock::now()), last_(start_) {}
+
+  void update(std::size_t scored) {
+    const auto now = Clock::now();
+    if (!enabled_ || now - last_ < std::chrono::seconds(5)) return;
+    last_ = now;
+    std::fprintf(stderr, "\rgeoalign score: %zu pairs, %.0f pairs/s", scored, static_cast<double>(scored) / seconds());
+  }
+  double seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  void finish() const {
+    if (enabled_ && last_ != start_) std::fputc('\n', stderr);
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  bool enabled_;
+  Clock::time_point start_, last_;
+};
+
+}  // namespace
+
+int run_score(int argc, char** argv, int first) {
+  Args args("score",
+            {{"model", true, "model folder in Hugging Face layout", "models/default"},
+             {"precision", true, "fp32, bf16, int8 or auto", "auto"},
+             {"batch-size", true, "pairs per batch", "64"},
+             {"threads", true, "CPU threads, 0 = one per core", "0"},
+             {"on-error", true, "bad rows: fail (stop) or skip (report and go on)", "fail"}},
+            "[FILE|-]");
+  args.parse(argc, argv, first);
+  if (args.flag("help")) {
+    std::cout << args.usage()
+              << "\nReads addr1<TAB>addr2 rows and writes one TSV row per pair:\n  " << kHeader
+              << "score = P(exact_match) + 0.5 * P(partial_match).\n";
+    return 0;
+  }
+  const std::string on_error = args.value("on-error");
+  if (on_error != "fail" && on_error != "skip") throw UsageError("--on-error must be fail or skip");
+  const auto batch_size = static_cast<std::size_t>(args.integer("batch-size", 1, 65536));
+  if (args.positional().size() > 1) throw UsageError("score reads one input; got " + std::to_string(args.positional().size()));
+  const std::string input = args.positional().empty() ? "-" : args.positional()[0];
+
+  MatcherOptions options;
+  options.precision = parse_precision(args.value("precision"));
+  options.threads = static_cast<int>(args.integer("threads", 0, 1024));
+  const Matcher matcher = Matcher::load(args.value("model"), options);
+
+  std::ifstream file;
+  if (input != "-") {
+    file.open(input, std::ios::binary);
+    if (!file) throw Error("cannot open input " + input);
+  }
+  PairReader reader(input == "-" ? std::cin : file);
+
+  std::fputs(kHeader, stdout);
+  std::vector<PairRow> chunk;
+  std::vector<AddressPair> pairs;
+  std::size_t scored = 0, skipped = 0;
+  Progress progress;
+  auto flush = [&] {
+    pairs.clear();
+    for (const auto& row : chunk) pairs.push_back({row.a, row.b});
+    write_results(chunk, matcher.score(pairs, batch_size));
+    scored += chunk.size();
+    chunk.clear();
+    progress.update(scored);
+  };
+
+  std::variant<PairRow, BadRow> row;
+  while (reader.next(row)) {
+    if (auto* bad = std::get_if<BadRow>(&row)) {
+      std::fprintf(stderr, "%s:%zu: %s\n", input == "-" ? "<stdin>" : input.c_str(), bad->line, bad->reason.c_str());
+      if (on_error == "fail") {
+        flush();
+        std::fflush(stdout);
+        progress.finish();
+        std::fprintf(stderr, "geoalign score: stopped at line %zu after %zu pairs (use --on-error skip to go on)\n",
+                     bad->line, scored);
+        return 1;
+      }
+      ++skipped;
+      continue;
+    }
+    chunk.push_back(std::move(std::get<PairRow>(row)));
+    if (chunk.size() >= batch_size * kBatchesPerChunk) flush();
+  }
+  flush();
+  std::fflush(stdout);
+  progress.finish();
+  std::fprintf(stderr, "geoalign score: %zu pairs scored, %zu bad rows skipped, %.2f s\n", scored, skipped,
+               progress.seconds());
+  return 0;
+}
+
+}  // namespace geoalign::cli

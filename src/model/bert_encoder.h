@@ -1,0 +1,51 @@
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "backend/ops/linear.h"
+#include "backend/ops/pooling.h"
+#include "backend/tensor.h"
+#include "model/bert_weights.h"
+#include "model/config.h"
+#include "runtime/token_batch.h"
+
+namespace geoalign::model {
+
+// BERT's encoder with its optional pooler and classifier, written against the ops
+// interface only, so any backend that implements the ops runs it unchanged.
+class BertModel {
+ public:
+  // Activations reused from batch to batch; one per concurrent caller.
+  struct Workspace {
+    Tensor hidden, qkv, context, projected, intermediate, pooled, logits;
+  };
+
+  static BertModel load(const BertWeightReader& weights, const BertConfig& config);
+
+  // Final hidden states [tokens, hidden]; the result lives in the workspace.
+  const Tensor& encode(const runtime::TokenBatch& batch, Workspace& ws) const;
+  // Class probabilities [sequences, labels].
+  void classify(const runtime::TokenBatch& batch, Workspace& ws, Tensor& probabilities) const;
+  // One vector per sequence [sequences, hidden].
+  void embed(const runtime::TokenBatch& batch, ops::Pooling pooling, Workspace& ws, Tensor& vectors) const;
+
+  bool can_classify() const { return pooler_.has_value() && classifier_.has_value(); }
+  const BertConfig& config() const { return config_; }
+
+ private:
+  struct Layer {
+    ops::Linear qkv, attention_output;
+    Tensor attention_norm_gamma, attention_norm_beta;
+    ops::Linear intermediate, output;
+    Tensor output_norm_gamma, output_norm_beta;
+  };
+
+  BertConfig config_;
+  Tensor word_embeddings_, position_embeddings_, token_type_embeddings_;
+  Tensor embedding_norm_gamma_, embedding_norm_beta_;
+  std::vector<Layer> layers_;
+  std::optional<ops::Linear> pooler_, classifier_;
+};
+
+}  // namespace geoalign::model

@@ -1,0 +1,122 @@
+#include "model/config.h"
+
+#include "geoalign/error.h"
+#include "model/json_file.h"
+
+namespace geoalign::model {
+
+namespace {
+
+ops::Activation parse_activation(const std::string& name, const std::string& where) {
+  if (name == "gelu") return ops::Activation::Gelu;
+  if (name == "gelu_new" || name == "gelu_pytorch_tanh") return ops::Activation::GeluTanh;
+  if (name == "relu") return ops::Activation::Relu;
+  throw Error(where + ": hidden_act \"" + name + "\" is not supported (gelu, gelu_new, gelu_pytorch_tanh, relu)");
+}
+
+std::vector<std::string> parse_labels(const JsonFields& config) {
+  if (!config.has("id2label")) {
+    // Hugging Face's default for a classifier without id2label is two labels.
+    const std::int64_t n = config.integer("num_labels", 2);
+    std::vector<std::string> labels;
+    for (std::int64_t i = 0; i < n; ++i) labels.push_back("LABEL_" + std::to_string(i));
+    return labels;
+  }
+  const auto& id2label = config.raw("id2label");
+  if (!id2label.is_object() || id2label.empty()) {
+    throw Error(config.where() + ": id2label must be a non-empty object");
+  }
+  std::vector<std::string> labels(id2label.size());
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    const std::string key = std::to_string(i);
+    if (!id2label.contains(key) || !id2label.at(key).is_string()) {
+      throw Error(config.where() + ": id2label must map \"0\".. \"" + std::to_string(labels.size() - 1) +
+                  "\" to names; \"" + key + "\" is missing or not a string");
+    }
+    labels[i] = id2label.at(key).get<std::string>();
+  }
+  return labels;
+}
+
+BertConfig parse_bert(const JsonFields& c) {
+  BertConfig b;
+  b.vocab_size = c.integer("vocab_size");
+  b.hidden_size = c.integer("hidden_size");
+  b.num_hidden_layers = c.integer("num_hidden_layers");
+  b.num_attention_heads = c.integer("num_attention_heads");
+  b.intermediate_size = c.integer("intermediate_size");
+  b.max_position_embeddings = c.integer("max_position_embeddings", b.max_position_embeddings);
+  b.type_vocab_size = c.integer("type_vocab_size", b.type_vocab_size);
+  b.layer_norm_eps = static_cast<float>(c.number("layer_norm_eps", b.layer_norm_eps));
+  b.hidden_act = parse_activation(c.string("hidden_act", "gelu"), c.where());
+  b.labels = parse_labels(c);
+
+  const std::string position_type = c.string("position_embedding_type", "absolute");
+  if (position_type != "absolute") {
+    throw Error(c.where() + ": position_embedding_type \"" + position_type + "\" is not supported (absolute)");
+  }
+  auto positive = [&](const char* name, std::int64_t v) {
+    if (v <= 0) throw Error(c.where() + ": " + name + " must be positive, got " + std::to_string(v));
+  };
+  positive("vocab_size", b.vocab_size);
+  positive("hidden_size", b.hidden_size);
+  positive("num_hidden_layers", b.num_hidden_layers);
+  positive("num_attention_heads", b.num_attention_heads);
+  positive("intermediate_size", b.intermediate_size);
+  positive("max_position_embeddings", b.max_position_embeddings);
+  positive("type_vocab_size", b.type_vocab_size);
+  if (b.hidden_size % b.num_attention_heads != 0) {
+    throw Error(c.where() + ": hidden_size " + std::to_string(b.hidden_size) + " is not a multiple of " +
+                "num_attention_heads " + std::to_string(b.num_attention_heads));
+  }
+  return b;
+}
+
+GeoalignSettings parse_settings(const JsonFields& config, const BertConfig& bert) {
+  GeoalignSettings s;
+  s.max_length = static_cast<std::size_t>(std::min<std::int64_t>(128, bert.max_position_embeddings));
+  if (!config.has("geoalign")) return s;
+  const JsonFields g = config.object("geoalign");
+  if (g.has("normalize")) {
+    const JsonFields n = g.object("normalize");
+    s.normalize.fullwidth_to_halfwidth = n.boolean("fullwidth_to_halfwidth", false);
+    s.normalize.clean_whitespace = n.boolean("clean_whitespace", false);
+    s.normalize.traditional_to_simplified = n.boolean("traditional_to_simplified", false);
+  }
+  const std::int64_t max_length = g.integer("max_length", static_cast<std::int64_t>(s.max_length));
+  if (max_length < 3 || max_length > bert.max_position_embeddings) {
+    throw Error(g.where() + ": max_length must be between 3 and max_position_embeddings (" +
+                std::to_string(bert.max_position_embeddings) + "), got " + std::to_string(max_length));
+  }
+  s.max_length = static_cast<std::size_t>(max_length);
+  return s;
+}
+
+text::TokenizerOptions parse_tokenizer(const std::filesystem::path& path) {
+  text::TokenizerOptions t;
+  if (!std::filesystem::exists(path)) return t;
+  const nlohmann::json json = read_json_file(path);
+  const JsonFields f(json, path.string());
+  t.do_lower_case = f.boolean("do_lower_case", t.do_lower_case);
+  t.tokenize_chinese_chars = f.boolean("tokenize_chinese_chars", t.tokenize_chinese_chars);
+  if (f.has("strip_accents")) t.strip_accents = f.boolean("strip_accents", false);
+  return t;
+}
+
+}  // namespace
+
+ModelConfig load_model_config(const std::filesystem::path& model_dir) {
+  const auto config_path = model_dir / "config.json";
+  if (!std::filesystem::exists(config_path)) {
+    throw Error("model folder " + model_dir.string() + " has no config.json");
+  }
+  const nlohmann::json json = read_json_file(config_path);
+  const JsonFields fields(json, config_path.string());
+  ModelConfig config;
+  config.bert = parse_bert(fields);
+  config.settings = parse_settings(fields, config.bert);
+  config.tokenizer = parse_tokenizer(model_dir / "tokenizer_config.json");
+  return config;
+}
+
+}  // namespace geoalign::model

@@ -1,0 +1,74 @@
+#include "model/json_file.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "geoalign/error.h"
+
+namespace geoalign::model {
+
+nlohmann::json read_json_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot open " + path.string());
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  try {
+    return nlohmann::json::parse(buffer.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw Error(path.string() + ": invalid JSON at byte " + std::to_string(e.byte));
+  }
+}
+
+JsonFields::JsonFields(const nlohmann::json& object, std::string where) : object_(object), where_(std::move(where)) {
+  if (!object_.is_object()) throw Error(where_ + ": expected a JSON object");
+}
+
+void JsonFields::fail(const std::string& key, const std::string& problem) const {
+  throw Error(where_ + ": field \"" + key + "\" " + problem);
+}
+
+bool JsonFields::has(const std::string& key) const { return object_.contains(key) && !object_.at(key).is_null(); }
+
+const nlohmann::json& JsonFields::raw(const std::string& key) const {
+  if (!has(key)) fail(key, "is missing");
+  return object_.at(key);
+}
+
+std::int64_t JsonFields::integer(const std::string& key) const {
+  const auto& v = raw(key);
+  if (!v.is_number_integer()) fail(key, "must be an integer");
+  return v.get<std::int64_t>();
+}
+
+std::int64_t JsonFields::integer(const std::string& key, std::int64_t fallback) const {
+  return has(key) ? integer(key) : fallback;
+}
+
+double JsonFields::number(const std::string& key, double fallback) const {
+  if (!has(key)) return fallback;
+  const auto& v = raw(key);
+  if (!v.is_number()) fail(key, "must be a number");
+  return v.get<double>();
+}
+
+bool JsonFields::boolean(const std::string& key, bool fallback) const {
+  if (!has(key)) return fallback;
+  const auto& v = raw(key);
+  if (!v.is_boolean()) fail(key, "must be true or false");
+  return v.get<bool>();
+}
+
+std::string JsonFields::string(const std::string& key, const std::string& fallback) const {
+  if (!has(key)) return fallback;
+  const auto& v = raw(key);
+  if (!v.is_string()) fail(key, "must be a string");
+  return v.get<std::string>();
+}
+
+JsonFields JsonFields::object(const std::string& key) const {
+  const auto& v = raw(key);
+  if (!v.is_object()) fail(key, "must be an object");
+  return JsonFields(v, where_ + ": " + key);
+}
+
+}  // namespace geoalign::model

@@ -1,0 +1,33 @@
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace geoalign::model {
+
+// Parses a JSON file; errors name the file and the byte where parsing failed.
+nlohmann::json read_json_file(const std::filesystem::path& path);
+
+// Typed access to one field of a JSON object; errors name the file and the field.
+class JsonFields {
+ public:
+  JsonFields(const nlohmann::json& object, std::string where);
+
+  bool has(const std::string& key) const;
+  std::int64_t integer(const std::string& key) const;
+  std::int64_t integer(const std::string& key, std::int64_t fallback) const;
+  double number(const std::string& key, double fallback) const;
+  bool boolean(const std::string& key, bool fallback) const;
+  std::string string(const std::string& key, const std::string& fallback) const;
+  JsonFields object(const std::string& key) const;
+  const nlohmann::json& raw(const std::string& key) const;
+  const std::string& where() const { return where_; }
+
+ private:
+  [[noreturn]] void fail(const std::string& key, const std::string& problem) const;
+  const nlohmann::json& object_;
+  std::string where_;
+};
+
+}  // namespace geoalign::model

@@ -1,0 +1,67 @@
+#include "model/model_folder.h"
+
+#include <algorithm>
+
+#include "geoalign/error.h"
+
+namespace geoalign::model {
+
+namespace {
+
+std::string lowercase_ascii(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+}  // namespace
+
+LabelRoles LabelRoles::from_labels(const std::vector<std::string>& labels) {
+  LabelRoles roles;
+  bool all_named = true;
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    const std::string name = lowercase_ascii(labels[i]);
+    if (name == "not_match" || name == "不匹配") {
+      roles.not_match = i;
+    } else if (name == "partial_match" || name == "部分匹配") {
+      roles.partial_match = i;
+    } else if (name == "exact_match" || name == "完全匹配") {
+      roles.exact_match = i;
+    } else {
+      all_named = false;
+    }
+  }
+  if (all_named) return roles;
+  if (labels.size() == 3) return LabelRoles{0, 1, 2};
+  if (labels.size() == 2) return LabelRoles{0, std::nullopt, 1};
+  return LabelRoles{};
+}
+
+ModelFolder ModelFolder::load(const std::filesystem::path& dir) {
+  if (!std::filesystem::is_directory(dir)) throw Error("model folder " + dir.string() + " does not exist");
+  ModelConfig config = load_model_config(dir);
+
+  const auto vocab_path = dir / "vocab.txt";
+  if (!std::filesystem::exists(vocab_path)) throw Error("model folder " + dir.string() + " has no vocab.txt");
+  text::WordPieceTokenizer tokenizer = text::WordPieceTokenizer::from_file(vocab_path, config.tokenizer);
+  if (tokenizer.vocab_size() > static_cast<std::size_t>(config.bert.vocab_size)) {
+    throw Error(vocab_path.string() + " has " + std::to_string(tokenizer.vocab_size()) +
+                " tokens, more than config.json's vocab_size " + std::to_string(config.bert.vocab_size));
+  }
+
+  const auto weights_path = dir / "model.safetensors";
+  if (!std::filesystem::exists(weights_path)) {
+    std::string hint;
+    if (std::filesystem::exists(dir / "pytorch_model.bin")) {
+      hint = " (it has pytorch_model.bin: convert it with tools/convert_to_safetensors.py)";
+    }
+    throw Error("model folder " + dir.string() + " has no model.safetensors" + hint);
+  }
+  const SafetensorsFile weights = SafetensorsFile::open(weights_path);
+  BertModel model = BertModel::load(BertWeightReader(weights), config.bert);
+
+  text::AddressNormalizer normalizer(config.settings.normalize);
+  LabelRoles roles = LabelRoles::from_labels(config.bert.labels);
+  return ModelFolder{std::move(config), std::move(tokenizer), std::move(normalizer), std::move(model), roles};
+}
+
+}  // namespace geoalign::model

@@ -1,0 +1,35 @@
+#pragma once
+
+#include <array>
+#include <filesystem>
+#include <optional>
+
+#include "model/bert_encoder.h"
+#include "model/config.h"
+#include "text/normalize.h"
+#include "text/wordpiece_tokenizer.h"
+
+namespace geoalign::model {
+
+// Which classifier outputs mean not_match, partial_match and exact_match.
+struct LabelRoles {
+  std::optional<std::size_t> not_match, partial_match, exact_match;
+
+  // Names from id2label are recognized in English or Chinese (exact_match / 完全匹配 ...).
+  // Unrecognized 3-label models are read in the CCKS order (not, partial, exact) and
+  // 2-label models as (not, exact).
+  static LabelRoles from_labels(const std::vector<std::string>& labels);
+};
+
+// Everything a Hugging Face BERT classifier folder holds, loaded and cross-checked.
+struct ModelFolder {
+  ModelConfig config;
+  text::WordPieceTokenizer tokenizer;
+  text::AddressNormalizer normalizer;
+  BertModel model;
+  LabelRoles roles;
+
+  static ModelFolder load(const std::filesystem::path& dir);
+};
+
+}  // namespace geoalign::model

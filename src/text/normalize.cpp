@@ -1,0 +1,94 @@
+#include "text/normalize.h"
+
+#include <mutex>
+
+#include "geoalign/error.h"
+#include "text/unicode.h"
+#include "text/utf8.h"
+
+#ifdef GEOALIGN_HAVE_OPENCC
+#include <opencc/opencc.h>
+#endif
+
+namespace geoalign::text {
+
+#ifdef GEOALIGN_HAVE_OPENCC
+class AddressNormalizer::OpenCC {
+ public:
+  OpenCC() : handle_(opencc_open(OPENCC_DEFAULT_CONFIG_TRAD_TO_SIMP)) {
+    if (handle_ == reinterpret_cast<opencc_t>(-1)) {
+      throw Error(std::string("cannot load OpenCC's t2s conversion: ") + opencc_error());
+    }
+  }
+  ~OpenCC() { opencc_close(handle_); }
+  OpenCC(const OpenCC&) = delete;
+  OpenCC& operator=(const OpenCC&) = delete;
+
+  std::string convert(const std::string& s) const {
+    // OpenCC documents no thread-safety guarantee for a shared converter.
+    std::lock_guard lock(mutex_);
+    char* out = opencc_convert_utf8(handle_, s.data(), s.size());
+    if (out == nullptr) throw Error(std::string("OpenCC conversion failed: ") + opencc_error());
+    std::string result(out);
+    opencc_convert_utf8_free(out);
+    return result;
+  }
+
+ private:
+  opencc_t handle_;
+  mutable std::mutex mutex_;
+};
+#else
+class AddressNormalizer::OpenCC {
+ public:
+  OpenCC() {
+    throw Error("traditional_to_simplified normalization needs OpenCC, and this build has none "
+                "(install libopencc-dev and rebuild)");
+  }
+  std::string convert(const std::string& s) const { return s; }
+};
+#endif
+
+AddressNormalizer::AddressNormalizer(NormalizeOptions options) : options_(options) {
+  if (options_.traditional_to_simplified) opencc_ = std::make_unique<OpenCC>();
+}
+AddressNormalizer::~AddressNormalizer() = default;
+AddressNormalizer::AddressNormalizer(AddressNormalizer&&) noexcept = default;
+AddressNormalizer& AddressNormalizer::operator=(AddressNormalizer&&) noexcept = default;
+
+std::string AddressNormalizer::normalize(std::string_view utf8) const {
+  if (!options_.any()) {
+    if (const auto bad = find_invalid_utf8(utf8)) throw Utf8Error(*bad, "invalid UTF-8 at byte " + std::to_string(*bad));
+    return std::string(utf8);
+  }
+  std::u32string text = decode_utf8(utf8);
+  if (options_.fullwidth_to_halfwidth) {
+    for (char32_t& c : text) {
+      if (c >= 0xFF01 && c <= 0xFF5E) {
+        c -= 0xFEE0;
+      } else if (c == 0x3000) {
+        c = U' ';
+      }
+    }
+  }
+  if (options_.clean_whitespace) {
+    std::u32string cleaned;
+    cleaned.reserve(text.size());
+    bool pending_space = false;
+    for (char32_t c : text) {
+      if (unicode::is_python_space(c) || unicode::is_whitespace(c)) {
+        pending_space = !cleaned.empty();
+      } else if (!unicode::is_control(c)) {
+        if (pending_space) cleaned.push_back(U' ');
+        pending_space = false;
+        cleaned.push_back(c);
+      }
+    }
+    text = std::move(cleaned);
+  }
+  std::string out = encode_utf8(text);
+  if (opencc_) out = opencc_->convert(out);
+  return out;
+}
+
+}  // namespace geoalign::text

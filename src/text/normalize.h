@@ -1,0 +1,40 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace geoalign::text {
+
+// geoalign's own address clean-up, applied before tokenization only when the model's
+// config.json asks for it (key "geoalign.normalize"); a plain Hugging Face folder is
+// tokenized exactly as Hugging Face would.
+struct NormalizeOptions {
+  // U+FF01..U+FF5E -> U+0021..U+007E and U+3000 (ideographic space) -> ' '.
+  bool fullwidth_to_halfwidth = false;
+  // Drops control/format characters; collapses whitespace runs to one space; trims ends.
+  bool clean_whitespace = false;
+  // Traditional -> simplified Chinese through OpenCC's t2s conversion.
+  bool traditional_to_simplified = false;
+
+  bool any() const { return fullwidth_to_halfwidth || clean_whitespace || traditional_to_simplified; }
+};
+
+class AddressNormalizer {
+ public:
+  explicit AddressNormalizer(NormalizeOptions options);
+  ~AddressNormalizer();
+  AddressNormalizer(AddressNormalizer&&) noexcept;
+  AddressNormalizer& operator=(AddressNormalizer&&) noexcept;
+
+  // Deterministic; throws Utf8Error on invalid UTF-8.
+  std::string normalize(std::string_view utf8) const;
+  const NormalizeOptions& options() const { return options_; }
+
+ private:
+  class OpenCC;
+  NormalizeOptions options_;
+  std::unique_ptr<OpenCC> opencc_;
+};
+
+}  // namespace geoalign::text

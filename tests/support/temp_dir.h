@@ -1,0 +1,31 @@
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace geoalign::testing {
+
+inline std::filesystem::path source_dir() { return GEOALIGN_SOURCE_DIR; }
+inline std::filesystem::path fixture_model() { return source_dir() / "tests/fixtures/tiny_bert"; }
+
+// A fresh directory removed with everything in it when the object goes away.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// A copy of the fixture model in a temp dir, for tests that damage or edit it.
+std::filesystem::path copy_fixture_model(const TempDir& dir);
+
+std::string read_file(const std::filesystem::path& path);
+void write_file(const std::filesystem::path& path, const std::string& contents);
+
+}  // namespace geoalign::testing

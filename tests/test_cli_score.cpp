@@ -1,0 +1,102 @@
+// `geoalign score` end to end, as a user runs it.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <sstream>
+
+#include "support/temp_dir.h"
+
+namespace geoalign {
+namespace {
+
+using namespace geoalign::testing;
+
+struct RunResult {
+  int exit_code;
+  std::string out, err;
+};
+
+RunResult run_score(const std::string& args, const std::string& input) {
+  TempDir dir;
+  write_file(dir / "in.tsv", input);
+  const std::string command = std::string(GEOALIGN_CLI) + " score --model " + fixture_model().string() + " " + args +
+                              " " + (dir / "in.tsv").string() + " >" + (dir / "out").string() + " 2>" +
+                              (dir / "err").string();
+  const int status = std::system(command.c_str());
+  return {WEXITSTATUS(status), read_file(dir / "out"), read_file(dir / "err")};
+}
+
+std::vector<std::string> lines(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+constexpr const char* kHeader = "addr1\taddr2\tlabel\tscore\tp_not_match\tp_partial_match\tp_exact_match";
+
+TEST(CliScore, OneRowPerPairInInputOrder) {
+  const auto r = run_score("--batch-size 2", "addr1\taddr2\n北京市朝阳区建国路88号\t北京朝阳建外88号\n上海\t广州\t2\n杭州\t杭州市\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto out = lines(r.out);
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(out[0], kHeader);
+  EXPECT_EQ(out[1].rfind("北京市朝阳区建国路88号\t北京朝阳建外88号\t", 0), 0u);
+  EXPECT_EQ(out[2].rfind("上海\t广州\t", 0), 0u);
+  EXPECT_EQ(out[3].rfind("杭州\t杭州市\t", 0), 0u);
+  for (std::size_t i = 1; i < out.size(); ++i) {
+    std::istringstream fields(out[i]);
+    std::vector<std::string> f;
+    for (std::string x; std::getline(fields, x, '\t');) f.push_back(x);
+    ASSERT_EQ(f.size(), 7u);
+    const double score = std::stod(f[3]), pn = std::stod(f[4]), pp = std::stod(f[5]), pe = std::stod(f[6]);
+    EXPECT_NEAR(pn + pp + pe, 1.0, 1e-5);
+    EXPECT_NEAR(score, pe + 0.5 * pp, 1e-5);
+  }
+}
+
+TEST(CliScore, BadRowsStopTheRunByDefault) {
+  const auto r = run_score("", "北京\t上海\n没有制表符\n杭州\t宁波\n");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(":2: no tab"), std::string::npos) << r.err;
+  EXPECT_EQ(lines(r.out).size(), 2u);  // header and the row before the bad one
+}
+
+TEST(CliScore, SkipReportsEveryBadRowAndScoresTheRest) {
+  const auto r = run_score("--on-error skip", "北京\t上海\n没有制表符\n\n杭州\t\n\xFF\xFE\t宁波\n杭州\t宁波\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* want : {":2: no tab", ":3: empty line", ":4: addr2 is empty", ":5: invalid UTF-8"}) {
+    EXPECT_NE(r.err.find(want), std::string::npos) << want << " in " << r.err;
+  }
+  EXPECT_NE(r.err.find("2 pairs scored, 4 bad rows skipped"), std::string::npos) << r.err;
+  EXPECT_EQ(lines(r.out).size(), 3u);
+}
+
+TEST(CliScore, LongAddressesAreTruncatedNotRejected) {
+  std::string long_address;
+  for (int i = 0; i < 2000; ++i) long_address += "中山路";
+  const auto r = run_score("", long_address + "\t中山路1号\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(lines(r.out).size(), 2u);
+}
+
+TEST(CliScore, UsageErrors) {
+  EXPECT_EQ(run_score("--batch-size 0", "a\tb\n").exit_code, 2);
+  EXPECT_EQ(run_score("--on-error maybe", "a\tb\n").exit_code, 2);
+  EXPECT_EQ(run_score("--frobnicate", "a\tb\n").exit_code, 2);
+  const auto r = run_score("--precision int8", "a\tb\n");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("int8"), std::string::npos);
+}
+
+TEST(CliScore, BadModelFolderIsNamed) {
+  TempDir dir;
+  const std::string command = std::string(GEOALIGN_CLI) + " score --model " + (dir / "none").string() +
+                              " </dev/null 2>" + (dir / "err").string();
+  EXPECT_EQ(WEXITSTATUS(std::system(command.c_str())), 1);
+  EXPECT_NE(read_file(dir / "err").find("does not exist"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace geoalign

@@ -1,0 +1,91 @@
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "model/config.h"
+#include "support/temp_dir.h"
+
+namespace geoalign::model {
+namespace {
+
+using namespace geoalign::testing;
+
+nlohmann::json base_config() {
+  return nlohmann::json::parse(read_file(fixture_model() / "config.json"));
+}
+
+std::string load_error(const nlohmann::json& config) {
+  TempDir dir;
+  write_file(dir / "config.json", config.dump());
+  try {
+    load_model_config(dir.path());
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ModelConfig, ReadsTheFixture) {
+  const ModelConfig c = load_model_config(fixture_model());
+  EXPECT_EQ(c.bert.hidden_size, 32);
+  EXPECT_EQ(c.bert.num_hidden_layers, 2);
+  EXPECT_EQ(c.bert.labels, (std::vector<std::string>{"not_match", "partial_match", "exact_match"}));
+  EXPECT_EQ(c.settings.max_length, 128u);
+  EXPECT_FALSE(c.settings.normalize.any());  // a plain HF folder is processed as HF would
+  EXPECT_TRUE(c.tokenizer.do_lower_case);
+}
+
+TEST(ModelConfig, ErrorsNameTheField) {
+  auto c = base_config();
+  c.erase("hidden_size");
+  EXPECT_NE(load_error(c).find("\"hidden_size\" is missing"), std::string::npos);
+
+  c = base_config();
+  c["num_attention_heads"] = "four";
+  EXPECT_NE(load_error(c).find("\"num_attention_heads\" must be an integer"), std::string::npos);
+
+  c = base_config();
+  c["num_attention_heads"] = 5;
+  EXPECT_NE(load_error(c).find("not a multiple"), std::string::npos);
+
+  c = base_config();
+  c["hidden_act"] = "swish";
+  EXPECT_NE(load_error(c).find("swish"), std::string::npos);
+
+  c = base_config();
+  c["id2label"] = {{"0", "a"}, {"2", "c"}};
+  EXPECT_NE(load_error(c).find("\"1\" is missing"), std::string::npos);
+
+  c = base_config();
+  c["geoalign"] = {{"max_length", 1000}};
+  EXPECT_NE(load_error(c).find("max_length"), std::string::npos);
+}
+
+TEST(ModelConfig, InvalidJsonNamesTheFile) {
+  TempDir dir;
+  write_file(dir / "config.json", "{\"hidden_size\": ");
+  try {
+    load_model_config(dir.path());
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("config.json: invalid JSON"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ModelConfig, ReadsGeoalignSettingsAndTokenizerConfig) {
+  TempDir dir;
+  auto c = base_config();
+  c["geoalign"] = {{"normalize", {{"fullwidth_to_halfwidth", true}, {"clean_whitespace", true}}}, {"max_length", 64}};
+  write_file(dir / "config.json", c.dump());
+  write_file(dir / "tokenizer_config.json", R"({"do_lower_case": false, "strip_accents": true})");
+  const ModelConfig m = load_model_config(dir.path());
+  EXPECT_TRUE(m.settings.normalize.fullwidth_to_halfwidth);
+  EXPECT_TRUE(m.settings.normalize.clean_whitespace);
+  EXPECT_FALSE(m.settings.normalize.traditional_to_simplified);
+  EXPECT_EQ(m.settings.max_length, 64u);
+  EXPECT_FALSE(m.tokenizer.do_lower_case);
+  EXPECT_EQ(m.tokenizer.strip_accents, true);
+}
+
+}  // namespace
+}  // namespace geoalign::model

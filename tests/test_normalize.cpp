@@ -1,0 +1,44 @@
+#include <gtest/gtest.h>
+
+#include "text/normalize.h"
+#include "text/utf8.h"
+
+namespace geoalign::text {
+namespace {
+
+TEST(AddressNormalizer, OffLeavesTextUntouched) {
+  const AddressNormalizer n({});
+  EXPECT_EQ(n.normalize("  ＡＢ１　号 \t"), "  ＡＢ１　号 \t");
+  EXPECT_THROW(n.normalize("\xC0\x80"), Utf8Error);
+}
+
+TEST(AddressNormalizer, FullwidthToHalfwidth) {
+  const AddressNormalizer n({.fullwidth_to_halfwidth = true});
+  EXPECT_EQ(n.normalize("深圳ＡＢＣ１２３号（东门）！"), "深圳ABC123号(东门)!");
+  EXPECT_EQ(n.normalize("宁波　海曙"), "宁波 海曙");
+  EXPECT_EQ(n.normalize("～｡"), "~｡");  // U+FF5E maps; U+FF61 (halfwidth ideographic stop) stays
+}
+
+TEST(AddressNormalizer, CleansWhitespaceAndControls) {
+  const AddressNormalizer n({.clean_whitespace = true});
+  EXPECT_EQ(n.normalize("  北京\t\t朝阳 \n 建国路\x01 88号\u200b  "), "北京 朝阳 建国路 88号");
+  EXPECT_EQ(n.normalize("\u3000\u00a0"), "");
+}
+
+TEST(AddressNormalizer, IsDeterministicAndIdempotent) {
+  const AddressNormalizer n({.fullwidth_to_halfwidth = true, .clean_whitespace = true});
+  const std::string once = n.normalize(" 上海　浦东 Ｂ栋\t301 ");
+  EXPECT_EQ(once, "上海 浦东 B栋 301");
+  EXPECT_EQ(n.normalize(once), once);
+}
+
+#ifdef GEOALIGN_HAVE_OPENCC
+TEST(AddressNormalizer, TraditionalToSimplified) {
+  const AddressNormalizer n({.traditional_to_simplified = true});
+  EXPECT_EQ(n.normalize("臺北市中山區民權東路"), "台北市中山区民权东路");
+  EXPECT_EQ(n.normalize("广州市天河区"), "广州市天河区");
+}
+#endif
+
+}  // namespace
+}  // namespace geoalign::text

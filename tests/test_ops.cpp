@@ -1,0 +1,196 @@
+// Every op on every backend against a plain scalar reference written here, in the
+// manner of llama.cpp's test-backend-ops. Backends beyond the CPU join the device list.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "backend/ops/attention.h"
+#include "backend/ops/embedding.h"
+#include "backend/ops/layer_norm.h"
+#include "backend/ops/linear.h"
+#include "backend/ops/pooling.h"
+#include "backend/ops/softmax.h"
+
+namespace geoalign::ops {
+namespace {
+
+std::vector<float> random_values(std::size_t n, std::uint32_t seed, float scale = 1.0f) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist(0.0f, scale);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+void expect_close(const std::vector<float>& got, const std::vector<float>& want, float tol) {
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    ASSERT_NEAR(got[i], want[i], tol * (1.0f + std::abs(want[i]))) << "at " << i;
+  }
+}
+
+float activate(float x, Activation a) {
+  switch (a) {
+    case Activation::Gelu: return 0.5f * x * (1.0f + std::erf(x / std::sqrt(2.0f)));
+    case Activation::GeluTanh:
+      return 0.5f * x * (1.0f + std::tanh(std::sqrt(2.0f / 3.14159265f) * (x + 0.044715f * x * x * x)));
+    case Activation::Relu: return std::max(x, 0.0f);
+    case Activation::Tanh: return std::tanh(x);
+    case Activation::None: return x;
+  }
+  return x;
+}
+
+class OpsTest : public ::testing::TestWithParam<Device> {};
+
+TEST_P(OpsTest, LinearWithEveryActivation) {
+  const std::int64_t rows = 9, in = 37, out = 13;
+  const auto x = random_values(rows * in, 1), w = random_values(out * in, 2, 0.3f), b = random_values(out, 3);
+  for (Activation a : {Activation::None, Activation::Gelu, Activation::GeluTanh, Activation::Relu, Activation::Tanh}) {
+    const Linear linear(Tensor::from_vector({out, in}, w), Tensor::from_vector({out}, b), a);
+    Tensor y;
+    linear(Tensor::from_vector({rows, in}, x), y);
+    std::vector<float> want(rows * out);
+    for (std::int64_t r = 0; r < rows; ++r) {
+      for (std::int64_t o = 0; o < out; ++o) {
+        double acc = b[o];
+        for (std::int64_t k = 0; k < in; ++k) acc += static_cast<double>(x[r * in + k]) * w[o * in + k];
+        want[r * out + o] = activate(static_cast<float>(acc), a);
+      }
+    }
+    EXPECT_EQ(y.shape(), (Shape{rows, out}));
+    expect_close(y.to_vector(), want, 1e-5f);
+  }
+}
+
+TEST_P(OpsTest, LinearRejectsWrongWidth) {
+  const Linear linear(Tensor({4, 3}), Tensor({4}));
+  Tensor y;
+  EXPECT_THROW(linear(Tensor({2, 5}), y), Error);
+  EXPECT_THROW(Linear(Tensor({4, 3}), Tensor({3})), Error);
+}
+
+TEST_P(OpsTest, LayerNormWithResidualInPlace) {
+  const std::int64_t rows = 5, hidden = 24;
+  const auto x = random_values(rows * hidden, 4, 3.0f), r = random_values(rows * hidden, 5);
+  const auto g = random_values(hidden, 6), b = random_values(hidden, 7);
+  std::vector<float> want(rows * hidden);
+  for (std::int64_t i = 0; i < rows; ++i) {
+    double mean = 0, var = 0;
+    for (std::int64_t h = 0; h < hidden; ++h) mean += x[i * hidden + h] + r[i * hidden + h];
+    mean /= hidden;
+    for (std::int64_t h = 0; h < hidden; ++h) var += std::pow(x[i * hidden + h] + r[i * hidden + h] - mean, 2);
+    var /= hidden;
+    for (std::int64_t h = 0; h < hidden; ++h) {
+      want[i * hidden + h] =
+          static_cast<float>((x[i * hidden + h] + r[i * hidden + h] - mean) / std::sqrt(var + 1e-12) * g[h] + b[h]);
+    }
+  }
+  Tensor residual = Tensor::from_vector({rows, hidden}, r);
+  // The model writes the result over the residual stream; that aliasing must be safe.
+  layer_norm(Tensor::from_vector({rows, hidden}, x), &residual, Tensor::from_vector({hidden}, g),
+             Tensor::from_vector({hidden}, b), 1e-12f, residual);
+  expect_close(residual.to_vector(), want, 1e-5f);
+}
+
+// Attention over a padded batch with Hugging Face's additive mask, the reference for
+// the padding-free kernel.
+std::vector<float> padded_attention(const std::vector<float>& qkv, const std::vector<std::int32_t>& cu, int heads,
+                                    int hidden) {
+  const int d = hidden / heads;
+  std::vector<float> out(qkv.size() / 3);
+  const std::size_t seqs = cu.size() - 1;
+  int max_len = 0;
+  for (std::size_t s = 0; s < seqs; ++s) max_len = std::max(max_len, cu[s + 1] - cu[s]);
+  for (std::size_t s = 0; s < seqs; ++s) {
+    const int len = cu[s + 1] - cu[s];
+    for (int h = 0; h < heads; ++h) {
+      for (int i = 0; i < len; ++i) {
+        std::vector<double> scores(max_len);
+        double mx = -1e300;
+        for (int j = 0; j < max_len; ++j) {
+          double dot = 0;
+          if (j < len) {
+            for (int k = 0; k < d; ++k) {
+              dot += static_cast<double>(qkv[(cu[s] + i) * 3 * hidden + h * d + k]) *
+                     qkv[(cu[s] + j) * 3 * hidden + hidden + h * d + k];
+            }
+          }
+          scores[j] = dot / std::sqrt(static_cast<double>(d)) + (j < len ? 0.0 : std::numeric_limits<float>::lowest());
+          mx = std::max(mx, scores[j]);
+        }
+        double total = 0;
+        for (double& v : scores) total += v = std::exp(v - mx);
+        for (int k = 0; k < d; ++k) {
+          double acc = 0;
+          for (int j = 0; j < len; ++j) acc += scores[j] / total * qkv[(cu[s] + j) * 3 * hidden + 2 * hidden + h * d + k];
+          out[(cu[s] + i) * hidden + h * d + k] = static_cast<float>(acc);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+TEST_P(OpsTest, RaggedAttentionEqualsPaddedMaskedAttention) {
+  const int heads = 4, hidden = 32;
+  const std::vector<std::int32_t> cu = {0, 3, 4, 11, 18};
+  const auto qkv = random_values(18 * 3 * hidden, 8);
+  Tensor out;
+  attention(Tensor::from_vector({18, 3 * hidden}, qkv), cu, heads, out);
+  expect_close(out.to_vector(), padded_attention(qkv, cu, heads, hidden), 1e-5f);
+}
+
+TEST_P(OpsTest, AttentionRejectsBadSeqlens) {
+  Tensor out;
+  const std::vector<std::int32_t> bad = {0, 5, 3};
+  EXPECT_THROW(attention(Tensor({3, 24}), bad, 2, out), Error);
+  const std::vector<std::int32_t> short_total = {0, 2};
+  EXPECT_THROW(attention(Tensor({3, 24}), short_total, 2, out), Error);
+}
+
+TEST_P(OpsTest, EmbeddingSumsThreeTables) {
+  const std::int64_t hidden = 6;
+  const auto word = random_values(10 * hidden, 9), pos = random_values(4 * hidden, 10), type = random_values(2 * hidden, 11);
+  const Tensor tw = Tensor::from_vector({10, hidden}, word), tp = Tensor::from_vector({4, hidden}, pos),
+               tt = Tensor::from_vector({2, hidden}, type);
+  const std::vector<std::int32_t> ids = {3, 9, 0}, types = {0, 1, 1}, positions = {0, 1, 2};
+  Tensor out;
+  embed_tokens(Tensor::from_vector({3}, ids), Tensor::from_vector({3}, types), Tensor::from_vector({3}, positions),
+               {tw, tp, tt}, out);
+  std::vector<float> want;
+  for (int t = 0; t < 3; ++t) {
+    for (int h = 0; h < hidden; ++h) want.push_back(word[ids[t] * hidden + h] + type[types[t] * hidden + h] + pos[positions[t] * hidden + h]);
+  }
+  expect_close(out.to_vector(), want, 1e-6f);
+
+  const std::vector<std::int32_t> bad_ids = {3, 10, 0};
+  EXPECT_THROW(embed_tokens(Tensor::from_vector({3}, bad_ids), Tensor::from_vector({3}, types),
+                            Tensor::from_vector({3}, positions), {tw, tp, tt}, out),
+               Error);
+}
+
+TEST_P(OpsTest, PoolingClsAndMean) {
+  const std::vector<float> x = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};  // 5 tokens x 2
+  const std::vector<std::int32_t> cu = {0, 2, 5};
+  Tensor out;
+  pool(Tensor::from_vector({5, 2}, x), cu, Pooling::Cls, out);
+  EXPECT_EQ(out.to_vector(), (std::vector<float>{1, 2, 5, 6}));
+  pool(Tensor::from_vector({5, 2}, x), cu, Pooling::Mean, out);
+  expect_close(out.to_vector(), {2, 3, 7, 8}, 1e-6f);
+}
+
+TEST_P(OpsTest, SoftmaxRows) {
+  Tensor y;
+  softmax(Tensor::from_vector({2, 3}, std::vector<float>{1, 2, 3, 1000, 1000, 1000}), y);
+  const float e1 = std::exp(-2.0f), e2 = std::exp(-1.0f), total = e1 + e2 + 1.0f;
+  expect_close(y.to_vector(), {e1 / total, e2 / total, 1.0f / total, 1.0f / 3, 1.0f / 3, 1.0f / 3}, 1e-6f);
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, OpsTest, ::testing::Values(Device::CPU),
+                         [](const auto& param_info) { return std::string(device_name(param_info.param)); });
+
+}  // namespace
+}  // namespace geoalign::ops

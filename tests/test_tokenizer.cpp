@@ -1,0 +1,110 @@
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "support/temp_dir.h"
+#include "text/utf8.h"
+#include "text/wordpiece_tokenizer.h"
+
+namespace geoalign::text {
+namespace {
+
+using testing::fixture_model;
+using testing::read_file;
+using testing::source_dir;
+
+nlohmann::json golden() { return nlohmann::json::parse(read_file(source_dir() / "tests/golden/tokenizer_cases.json")); }
+
+TokenizerOptions options_from(const nlohmann::json& o) {
+  TokenizerOptions t;
+  if (o.contains("do_lower_case")) t.do_lower_case = o["do_lower_case"];
+  if (o.contains("strip_accents")) t.strip_accents = o["strip_accents"].get<bool>();
+  if (o.contains("tokenize_chinese_chars")) t.tokenize_chinese_chars = o["tokenize_chinese_chars"];
+  return t;
+}
+
+// Golden vectors come from tools/reference/bert_tokenizer.py (Python unicodedata), an
+// implementation independent of this one (ICU).
+TEST(WordPieceTokenizer, MatchesReferenceTokens) {
+  const auto g = golden();
+  ASSERT_GT(g["cases"].size(), 50u);
+  for (const auto& c : g["cases"]) {
+    const auto tok = WordPieceTokenizer::from_file(fixture_model() / "vocab.txt", options_from(c["options"]));
+    const std::string text = c["text"];
+    EXPECT_EQ(tok.tokenize(text), c["tokens"].get<std::vector<std::string>>())
+        << "variant " << c["variant"] << " text " << text;
+    EXPECT_EQ(tok.tokenize_to_ids(text), c["ids"].get<std::vector<std::int32_t>>());
+  }
+}
+
+TEST(WordPieceTokenizer, EncodesPairsWithLongestFirstTruncation) {
+  const auto tok = WordPieceTokenizer::from_file(fixture_model() / "vocab.txt", {});
+  const auto g = golden();
+  for (const auto& p : g["pairs"]) {
+    const auto e = tok.encode_pair(p["a"].get<std::string>(), p["b"].get<std::string>(), p["max_length"]);
+    EXPECT_EQ(e.input_ids, p["input_ids"].get<std::vector<std::int32_t>>()) << p["a"] << " | " << p["b"];
+    EXPECT_EQ(e.token_type_ids, p["token_type_ids"].get<std::vector<std::int32_t>>());
+    EXPECT_LE(e.input_ids.size(), p["max_length"].get<std::size_t>());
+  }
+}
+
+TEST(WordPieceTokenizer, KeepsDigitsAndLatinLettersAsContinuations) {
+  const auto tok = WordPieceTokenizer::from_file(fixture_model() / "vocab.txt", {});
+  EXPECT_EQ(tok.tokenize("建国路455号"), (std::vector<std::string>{"建", "国", "路", "4", "##5", "##5", "号"}));
+  EXPECT_EQ(tok.tokenize("A座"), (std::vector<std::string>{"a", "座"}));
+}
+
+TEST(WordPieceTokenizer, RejectsInvalidUtf8) {
+  const auto tok = WordPieceTokenizer::from_file(fixture_model() / "vocab.txt", {});
+  EXPECT_THROW(tok.tokenize("北京\xE4\xB8"), Utf8Error);
+  EXPECT_THROW(tok.encode_pair("ok", "\xFF", 128), Utf8Error);
+}
+
+TEST(WordPieceTokenizer, VocabularyWithoutSpecialTokensIsAnError) {
+  testing::TempDir dir;
+  testing::write_file(dir / "vocab.txt", "a\nb\n");
+  try {
+    WordPieceTokenizer::from_file(dir / "vocab.txt", {});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("[UNK]"), std::string::npos);
+  }
+}
+
+// Property: arbitrary valid text never crashes and always fits max_length.
+TEST(WordPieceTokenizer, RandomTextAlwaysEncodesWithinMaxLength) {
+  const auto tok = WordPieceTokenizer::from_file(fixture_model() / "vocab.txt", {});
+  std::mt19937 rng(7);
+  const char32_t pool[] = {U'北', U'京', U'路', U'8', U'a', U'Z', U' ', U'\t', U'(', U'，', U'ｂ', U'é',
+                           U'\u0301', U'\u200b', U'Σ', U'😀', U'\u3000', U'[', U']', U'#', 0x1, 0xFFFD};
+  for (int iter = 0; iter < 300; ++iter) {
+    std::u32string a, b;
+    const int la = static_cast<int>(rng() % 200), lb = static_cast<int>(rng() % 40);
+    for (int i = 0; i < la; ++i) a.push_back(pool[rng() % std::size(pool)]);
+    for (int i = 0; i < lb; ++i) b.push_back(pool[rng() % std::size(pool)]);
+    const std::size_t max_length = 3 + rng() % 130;
+    const auto e = tok.encode_pair(encode_utf8(a), encode_utf8(b), max_length);
+    ASSERT_LE(e.input_ids.size(), max_length);
+    ASSERT_EQ(e.input_ids.size(), e.token_type_ids.size());
+    ASSERT_EQ(e.input_ids.front(), tok.cls_id());
+    ASSERT_EQ(e.input_ids.back(), tok.sep_id());
+  }
+}
+
+// Property: random bytes either decode or raise Utf8Error, never anything else.
+TEST(WordPieceTokenizer, RandomBytesNeverCrash) {
+  const auto tok = WordPieceTokenizer::from_file(fixture_model() / "vocab.txt", {});
+  std::mt19937 rng(11);
+  for (int iter = 0; iter < 500; ++iter) {
+    std::string s(rng() % 64, '\0');
+    for (char& c : s) c = static_cast<char>(rng());
+    try {
+      tok.tokenize(s);
+    } catch (const Utf8Error&) {
+    }
+  }
+}
+
+}  // namespace
+}  // namespace geoalign::text
