@@ -10,6 +10,7 @@ packages=(
   nlohmann-json3-dev   # config.json and safetensors headers
   libopencc-dev opencc # optional traditional -> simplified normalization
   libgtest-dev
+  clang libclang-rt-14-dev  # libFuzzer targets (scripts/fuzz.sh)
 )
 
 missing=()

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang and runs each for a while (default 20 s).
+# Usage: scripts/fuzz.sh [seconds]
+# New crash inputs land in build/fuzz/crashes/; the corpora in build/fuzz/corpus/.
+set -euo pipefail
+seconds=${1:-20}
+root=$(cd "$(dirname "$0")/.." && pwd)
+out="$root/build/fuzz"
+CC=clang CXX=clang++ cmake -S "$root" -B "$out" -DGEOALIGN_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$out" -j "$(nproc)"
+
+seed() {  # name, then seed files
+  local dir="$out/corpus/$1"; shift
+  mkdir -p "$dir"
+  for f in "$@"; do cp "$f" "$dir/"; done
+}
+seed fuzz_tokenizer "$root/examples/sample_pairs.tsv"
+seed fuzz_pair_reader "$root/examples/sample_pairs.tsv"
+seed fuzz_safetensors "$root/tests/fixtures/tiny_bert/model.safetensors"
+
+mkdir -p "$out/crashes"
+for target in fuzz_tokenizer fuzz_safetensors fuzz_pair_reader; do
+  echo "== $target for ${seconds}s" >&2
+  "$out/tests/fuzz/$target" -max_total_time="$seconds" -max_len=65536 -artifact_prefix="$out/crashes/$target-" \
+    -print_final_stats=0 "$out/corpus/$target" 2>"$out/$target.log" || {
+    tail -n 40 "$out/$target.log" >&2
+    echo "fuzz.sh: $target found a failure (input saved in $out/crashes/)" >&2
+    exit 1
+  }
+  grep -E "^#[0-9]+.*(DONE|pulse)" "$out/$target.log" | tail -n 1 >&2 || true
+done
