@@ -45,7 +45,10 @@ void expect_rows_close(const Tensor& got, const nlohmann::json& want, float tol)
 
 Tensor logits_of(const std::filesystem::path& folder) {
   const auto m = model::ModelFolder::load(folder);
-  const auto batch = runtime::TokenBatch::pack(encode_golden_pairs(m));
+  const auto inputs = encode_golden_pairs(m);
+  std::vector<const text::EncodedInput*> pointers;
+  for (const auto& in : inputs) pointers.push_back(&in);
+  const auto batch = runtime::TokenBatch::pack(pointers);
   model::BertModel::Workspace ws;
   Tensor probs;
   m.model.classify(batch, ws, probs);

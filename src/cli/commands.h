@@ -4,5 +4,7 @@ namespace geoalign::cli {
 
 // Each command parses its own options from argv[first..] and returns the exit status.
 int run_score(int argc, char** argv, int first);
+int run_serve(int argc, char** argv, int first);
+int run_loadtest(int argc, char** argv, int first);
 
 }  // namespace geoalign::cli

@@ -14,7 +14,9 @@ constexpr const char* kUsage =
     "usage: geoalign COMMAND [options]\n"
     "\n"
     "commands:\n"
-    "  score    score address pairs from a TSV file (addr1<TAB>addr2)\n"
+    "  score     score address pairs from a TSV file (addr1<TAB>addr2)\n"
+    "  serve     HTTP server with dynamic batching (KServe v2 compatible)\n"
+    "  loadtest  load an HTTP endpoint and report throughput and latency\n"
     "\n"
     "Run 'geoalign COMMAND --help' for a command's options.\n";
 
@@ -28,6 +30,8 @@ int main(int argc, char** argv) {
   const std::string command = argv[1];
   try {
     if (command == "score") return geoalign::cli::run_score(argc, argv, 2);
+    if (command == "serve") return geoalign::cli::run_serve(argc, argv, 2);
+    if (command == "loadtest") return geoalign::cli::run_loadtest(argc, argv, 2);
     std::fprintf(stderr, "geoalign: unknown command '%s'\n\n%s", command.c_str(), kUsage);
     return 2;
   } catch (const geoalign::cli::UsageError& e) {

@@ -4,12 +4,13 @@
 
 namespace geoalign::runtime {
 
-TokenBatch TokenBatch::pack(std::span<const text::EncodedInput> inputs) {
+TokenBatch TokenBatch::pack(std::span<const text::EncodedInput* const> inputs) {
   TokenBatch batch;
   batch.cu_seqlens.reserve(inputs.size() + 1);
   batch.cu_seqlens.push_back(0);
   std::int64_t total = 0;
-  for (const auto& in : inputs) {
+  for (const text::EncodedInput* input : inputs) {
+    const auto& in = *input;
     if (in.input_ids.empty() || in.input_ids.size() != in.token_type_ids.size()) {
       throw Error("TokenBatch: every sequence needs tokens, and one type id per token");
     }
@@ -24,7 +25,7 @@ TokenBatch TokenBatch::pack(std::span<const text::EncodedInput> inputs) {
   auto* types = batch.token_type_ids.data<std::int32_t>();
   auto* positions = batch.position_ids.data<std::int32_t>();
   for (std::size_t s = 0; s < inputs.size(); ++s) {
-    const auto& in = inputs[s];
+    const auto& in = *inputs[s];
     const std::size_t first = static_cast<std::size_t>(batch.cu_seqlens[s]);
     std::copy(in.input_ids.begin(), in.input_ids.end(), ids + first);
     std::copy(in.token_type_ids.begin(), in.token_type_ids.end(), types + first);

@@ -21,7 +21,7 @@ struct TokenBatch {
   std::size_t sequences() const { return cu_seqlens.empty() ? 0 : cu_seqlens.size() - 1; }
   std::int64_t tokens() const { return cu_seqlens.empty() ? 0 : cu_seqlens.back(); }
 
-  static TokenBatch pack(std::span<const text::EncodedInput> inputs);
+  static TokenBatch pack(std::span<const text::EncodedInput* const> inputs);
 };
 
 }  // namespace geoalign::runtime

@@ -1,0 +1,109 @@
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <iostream>
+#include <future>
+#include <thread>
+
+#include "backend/threads.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "model/model_folder.h"
+#include "serve/http_server.h"
+
+namespace geoalign::cli {
+
+namespace {
+
+// Each keep-alive connection is a file descriptor; the usual soft limit of 1024 would
+// cap the server below a thousand clients.
+void raise_open_file_limit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
+// Runs a few batches of every size class through the model before readiness, so the
+// first real requests do not pay for first-touch allocation and primitive creation.
+void warm_up(runtime::Batcher& batcher) {
+  for (std::size_t n : {std::size_t{1}, batcher.options().max_batch_size}) {
+    auto request = std::make_shared<runtime::InferenceRequest>();
+    for (std::size_t i = 0; i < n; ++i) {
+      request->first.push_back("浙江省杭州市西湖区文三路478号华星科技大厦" + std::to_string(i));
+      request->second.push_back("杭州文三路478号华星大厦" + std::to_string(i));
+    }
+    std::promise<void> finished;
+    request->done = [&finished](runtime::InferenceRequest&) { finished.set_value(); };
+    if (!batcher.submit(request)) throw Error("warm-up could not be queued");
+    finished.get_future().wait();
+    if (request->outcome != runtime::InferenceRequest::Outcome::Ok) throw Error("warm-up failed: " + request->error);
+  }
+}
+
+}  // namespace
+
+int run_serve(int argc, char** argv, int first) {
+  Args args("serve",
+            {{"model", true, "model folder in Hugging Face layout", "models/default"},
+             {"host", true, "address to listen on", "127.0.0.1"},
+             {"port", true, "port to listen on (0 = any free port)", "8080"},
+             {"max-batch-size", true, "pairs per batch at most", "64"},
+             {"max-batch-tokens", true, "tokens per batch at most (0 = max-batch-size x max_length)", "0"},
+             {"max-queue-delay-us", true, "longest a pair waits for its batch to fill", "2000"},
+             {"max-queue", true, "pairs waiting at most before answering 429", "4096"},
+             {"max-pairs-per-request", true, "pairs (or addresses) in one request at most", "1024"},
+             {"max-body-bytes", true, "request body size at most", "1048576"},
+             {"timeout-ms", true, "per-request timeout (0 = none); answers 504", "30000"},
+             {"cache-size", true, "pair results kept in an LRU cache (0 = off)", "0"},
+             {"threads", true, "model threads, 0 = one per core", "0"}},
+            "");
+  args.parse(argc, argv, first);
+  if (args.flag("help")) {
+    std::cout << args.usage() << "\nEndpoints: POST /v1/match, POST /v1/embed, KServe v2 (/v2/health/live, "
+                                 "/v2/health/ready, /v2/models/geoalign, /v2/models/geoalign/infer), GET /metrics.\n";
+    return 0;
+  }
+  if (!args.positional().empty()) throw UsageError("serve takes no positional arguments");
+
+  runtime::BatcherOptions batching;
+  batching.max_batch_size = static_cast<std::size_t>(args.integer("max-batch-size", 1, 4096));
+  batching.max_batch_tokens = static_cast<std::size_t>(args.integer("max-batch-tokens", 0, 1 << 24));
+  batching.max_queue_delay = std::chrono::microseconds(args.integer("max-queue-delay-us", 0, 10'000'000));
+  batching.max_queue = static_cast<std::size_t>(args.integer("max-queue", 1, 1 << 24));
+  batching.cache_size = static_cast<std::size_t>(args.integer("cache-size", 0, 1 << 26));
+  serve::ServerOptions server_options;
+  server_options.host = args.value("host");
+  server_options.port = static_cast<std::uint16_t>(args.integer("port", 0, 65535));
+  server_options.max_items_per_request = static_cast<std::size_t>(args.integer("max-pairs-per-request", 1, 1 << 20));
+  server_options.max_body_bytes = static_cast<std::size_t>(args.integer("max-body-bytes", 1024, 1L << 30));
+  server_options.timeout = std::chrono::milliseconds(args.integer("timeout-ms", 0, 3'600'000));
+  set_num_threads(static_cast<int>(args.integer("threads", 0, 1024)));
+
+  raise_open_file_limit();
+  const runtime::PairScorer scorer(model::ModelFolder::load(args.value("model")));
+  scorer.require_classifier();
+  serve::Metrics metrics;
+  runtime::Batcher batcher(scorer, batching, &metrics);
+  serve::Server server(scorer, batcher, metrics, server_options);
+  const std::uint16_t port = server.listen();
+  std::fprintf(stderr, "geoalign serve: listening on http://%s:%u (warming up)\n", server_options.host.c_str(), port);
+
+  std::thread warm([&] {
+    try {
+      warm_up(batcher);
+      server.set_ready(true);
+      std::fprintf(stderr, "geoalign serve: ready\n");
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "geoalign serve: %s\n", e.what());
+    }
+  });
+  server.run();
+  warm.join();
+  batcher.shutdown();
+  std::fprintf(stderr, "geoalign serve: stopped\n");
+  return 0;
+}
+
+}  // namespace geoalign::cli

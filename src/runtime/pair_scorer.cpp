@@ -1,0 +1,77 @@
+#include "runtime/pair_scorer.h"
+
+#include <algorithm>
+
+#include "runtime/token_batch.h"
+
+namespace geoalign::runtime {
+
+PairScorer::PairScorer(model::ModelFolder folder) : folder_(std::move(folder)) {}
+
+text::EncodedInput PairScorer::encode_pair(std::string_view a, std::string_view b) const {
+  return folder_.tokenizer.encode_pair(folder_.normalizer.normalize(a), folder_.normalizer.normalize(b), max_length());
+}
+
+text::EncodedInput PairScorer::encode_address(std::string_view address) const {
+  return folder_.tokenizer.encode_single(folder_.normalizer.normalize(address), max_length());
+}
+
+std::string PairScorer::normalized_pair_key(std::string_view a, std::string_view b) const {
+  std::string key = folder_.normalizer.normalize(a);
+  key += '\t';
+  key += folder_.normalizer.normalize(b);
+  return key;
+}
+
+void PairScorer::require_classifier() const {
+  if (!folder_.model.can_classify()) {
+    throw Error("this model has no classification head (pooler.dense and classifier tensors); it can only embed");
+  }
+  if (!folder_.roles.not_match && !folder_.roles.exact_match) {
+    throw Error("cannot tell which of the model's " + std::to_string(labels().size()) +
+                " labels mean match and not match; name them in id2label (not_match, partial_match, exact_match)");
+  }
+}
+
+MatchResult PairScorer::to_result(const float* probs) const {
+  const auto& roles = folder_.roles;
+  const std::size_t n = labels().size();
+  MatchResult r;
+  r.probabilities.assign(probs, probs + n);
+  r.label_id = static_cast<std::size_t>(std::max_element(probs, probs + n) - probs);
+  r.label = labels()[r.label_id];
+  auto p = [&](const std::optional<std::size_t>& role) { return role ? probs[*role] : 0.0f; };
+  r.p_not_match = p(roles.not_match);
+  r.p_partial_match = p(roles.partial_match);
+  r.p_exact_match = p(roles.exact_match);
+  r.score = std::clamp(r.p_exact_match + 0.5f * r.p_partial_match, 0.0f, 1.0f);
+  return r;
+}
+
+void PairScorer::classify(std::span<const text::EncodedInput* const> inputs, model::BertModel::Workspace& ws,
+                          std::vector<MatchResult>& results) const {
+  require_classifier();
+  const TokenBatch batch = TokenBatch::pack(inputs);
+  Tensor probabilities;
+  folder_.model.classify(batch, ws, probabilities);
+  const std::int64_t n = probabilities.dim(1);
+  results.clear();
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    results.push_back(to_result(probabilities.data<float>() + static_cast<std::int64_t>(k) * n));
+  }
+}
+
+void PairScorer::embed(std::span<const text::EncodedInput* const> inputs, ops::Pooling pooling,
+                       model::BertModel::Workspace& ws, std::vector<std::vector<float>>& vectors) const {
+  const TokenBatch batch = TokenBatch::pack(inputs);
+  Tensor out;
+  folder_.model.embed(batch, pooling, ws, out);
+  const std::int64_t dim = out.dim(1);
+  vectors.clear();
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const float* row = out.data<float>() + static_cast<std::int64_t>(k) * dim;
+    vectors.emplace_back(row, row + dim);
+  }
+}
+
+}  // namespace geoalign::runtime

@@ -1,0 +1,38 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "runtime/batcher.h"
+
+namespace geoalign::serve {
+
+// The JSON side of the HTTP API, free of any networking so it can be tested directly.
+
+struct ApiError {
+  int status;         // HTTP status
+  std::string type;   // machine-readable: invalid_json, invalid_request, invalid_text, too_large, ...
+  std::string message;
+};
+
+enum class Endpoint { Match, Embed, KServeInfer };
+
+struct ParsedRequest {
+  runtime::InferenceRequest::Kind kind;
+  std::vector<std::string> first, second;
+  std::string id;  // KServe request id, echoed back
+};
+
+// Validates a request body for the endpoint: 400 for malformed JSON, wrong types or
+// missing fields; 422 for empty or invalid text; 413 for more than max_items items.
+std::variant<ParsedRequest, ApiError> parse_request(Endpoint endpoint, std::string_view body, std::size_t max_items);
+
+std::string render_response(Endpoint endpoint, const ParsedRequest& parsed, const runtime::InferenceRequest& done);
+std::string render_error(const ApiError& error);
+// KServe v2 model metadata for GET /v2/models/geoalign.
+std::string render_model_metadata(const std::vector<std::string>& labels, std::size_t embedding_dim);
+
+}  // namespace geoalign::serve

@@ -1,0 +1,47 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "runtime/batcher.h"
+#include "serve/metrics.h"
+
+namespace geoalign::serve {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 8080;
+  std::size_t max_body_bytes = 1 << 20;
+  std::size_t max_items_per_request = 1024;
+  std::chrono::milliseconds timeout{30000};  // per request; 0 disables
+};
+
+// The HTTP front end: Boost.Beast on one asynchronous I/O thread, so thousands of
+// keep-alive connections cost no threads; all model work happens in the Batcher.
+class Server {
+ public:
+  Server(const runtime::PairScorer& scorer, runtime::Batcher& batcher, Metrics& metrics, ServerOptions options);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds and listens; returns the port (useful with port 0).
+  std::uint16_t listen();
+  // Readiness (GET /v2/health/ready): false until the model is warmed up.
+  void set_ready(bool ready);
+  // Serves until SIGTERM or SIGINT, then drains: stops accepting, answers every request
+  // it has read, closes idle connections and returns.
+  void run();
+  // Starts the same drain as SIGTERM; safe to call from any thread.
+  void stop();
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace geoalign::serve

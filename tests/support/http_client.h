@@ -1,0 +1,17 @@
+#pragma once
+
+#include <string>
+
+namespace geoalign::testing {
+
+struct HttpResponse {
+  int status = 0;
+  std::string body;
+  std::string retry_after;
+};
+
+// One blocking request on a fresh connection to 127.0.0.1:port.
+HttpResponse http_request(unsigned short port, const std::string& method, const std::string& target,
+                          const std::string& body = "");
+
+}  // namespace geoalign::testing

@@ -1,0 +1,228 @@
+// The HTTP server on a loopback port, driven as clients would drive it.
+#include <gtest/gtest.h>
+
+#include <utility>  // Boost 1.74's asio/awaitable.hpp uses std::exchange without it
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <future>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "geoalign/matcher.h"
+#include "serve/http_server.h"
+#include "support/http_client.h"
+#include "support/temp_dir.h"
+
+namespace geoalign::serve {
+namespace {
+
+using namespace geoalign::testing;
+using nlohmann::json;
+
+class RunningServer {
+ public:
+  explicit RunningServer(runtime::BatcherOptions batching = {}, ServerOptions options = {}, bool ready = true)
+      : scorer_(model::ModelFolder::load(fixture_model())), batcher_(scorer_, batching, &metrics_) {
+    options.port = 0;
+    server_ = std::make_unique<Server>(scorer_, batcher_, metrics_, options);
+    port_ = server_->listen();
+    server_->set_ready(ready);
+    thread_ = std::thread([this] { server_->run(); });
+  }
+  ~RunningServer() { stop(); }
+
+  void stop() {
+    if (!thread_.joinable()) return;
+    server_->stop();
+    thread_.join();
+    batcher_.shutdown();
+  }
+  unsigned short port() const { return port_; }
+  Server& server() { return *server_; }
+  HttpResponse post(const std::string& target, const std::string& body) { return http_request(port_, "POST", target, body); }
+  HttpResponse get(const std::string& target) { return http_request(port_, "GET", target); }
+
+ private:
+  runtime::PairScorer scorer_;
+  Metrics metrics_;
+  runtime::Batcher batcher_;
+  std::unique_ptr<Server> server_;
+  unsigned short port_ = 0;
+  std::thread thread_;
+};
+
+const std::vector<std::pair<std::string, std::string>> kPairs = {
+    {"北京市朝阳区建国路88号", "北京朝阳建外88号"},
+    {"杭州市西湖区文三路478号华星科技大厦A座1203室", "文三路478号华星大厦"},
+    {"深圳市南山区科技园Ｂ栋３０１", "深圳南山科技园B栋301室"},
+    {"上海市浦东新区陆家嘴环路1000号", "上海市黄浦区南京东路100号"},
+};
+
+std::string match_body(std::size_t n, std::size_t offset = 0) {
+  json pairs = json::array();
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& p = kPairs[(i + offset) % kPairs.size()];
+    pairs.push_back({p.first, p.second});
+  }
+  return json{{"pairs", pairs}}.dump();
+}
+
+TEST(ServeHttp, MatchAgreesWithOfflineScoring) {
+  RunningServer server;
+  const auto r = server.post("/v1/match", match_body(kPairs.size()));
+  ASSERT_EQ(r.status, 200) << r.body;
+  const auto results = json::parse(r.body)["results"];
+  const auto matcher = Matcher::load(fixture_model());
+  std::vector<AddressPair> pairs;
+  for (const auto& p : kPairs) pairs.push_back({p.first, p.second});
+  const auto want = matcher.score(pairs);
+  ASSERT_EQ(results.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(results[i]["label"], want[i].label);
+    EXPECT_NEAR(results[i]["score"].get<float>(), want[i].score, 1e-5);
+    EXPECT_NEAR(results[i]["probabilities"]["exact_match"].get<float>(), want[i].p_exact_match, 1e-5);
+    EXPECT_NEAR(results[i]["probabilities"]["partial_match"].get<float>(), want[i].p_partial_match, 1e-5);
+    EXPECT_NEAR(results[i]["probabilities"]["not_match"].get<float>(), want[i].p_not_match, 1e-5);
+  }
+  // The KServe v2 endpoint returns the same numbers.
+  json inputs = json::array({{{"name", "addr1"}, {"datatype", "BYTES"}, {"shape", {kPairs.size()}}, {"data", json::array()}},
+                             {{"name", "addr2"}, {"datatype", "BYTES"}, {"shape", {kPairs.size()}}, {"data", json::array()}}});
+  for (const auto& p : kPairs) {
+    inputs[0]["data"].push_back(p.first);
+    inputs[1]["data"].push_back(p.second);
+  }
+  const auto k = server.post("/v2/models/geoalign/infer", json{{"inputs", inputs}}.dump());
+  ASSERT_EQ(k.status, 200) << k.body;
+  const auto outputs = json::parse(k.body)["outputs"];
+  EXPECT_EQ(outputs[0]["data"][1], want[1].label);
+  EXPECT_NEAR(outputs[1]["data"][2].get<float>(), want[2].score, 1e-5);
+  EXPECT_EQ(outputs[2]["shape"], json({kPairs.size(), 3}));
+}
+
+TEST(ServeHttp, EmbedReturnsOneVectorPerAddress) {
+  RunningServer server;
+  const auto r = server.post("/v1/embed", R"({"addresses":["北京市朝阳区","杭州"]})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  const auto body = json::parse(r.body);
+  EXPECT_EQ(body["embeddings"].size(), 2u);
+  EXPECT_EQ(body["dimension"], 32);
+  EXPECT_EQ(body["embeddings"][0].size(), 32u);
+}
+
+TEST(ServeHttp, HealthMetadataMetricsAndRouting) {
+  RunningServer server({}, {}, /*ready=*/false);
+  EXPECT_EQ(server.get("/v2/health/live").status, 200);
+  EXPECT_EQ(server.get("/v2/health/ready").status, 503);
+  EXPECT_EQ(server.post("/v1/match", match_body(1)).status, 503);
+  server.server().set_ready(true);
+  EXPECT_EQ(server.get("/v2/health/ready").status, 200);
+  EXPECT_EQ(json::parse(server.get("/v2/models/geoalign").body)["name"], "geoalign");
+  EXPECT_EQ(server.post("/v1/match", match_body(3)).status, 200);
+  EXPECT_EQ(server.get("/nowhere").status, 404);
+  EXPECT_EQ(server.get("/v1/match").status, 405);
+  const std::string metrics = server.get("/metrics").body;
+  for (const char* name : {"geoalign_requests_total{endpoint=\"/v1/match\",code=\"200\"} 1", "geoalign_batch_size_bucket",
+                           "geoalign_queue_duration_seconds_bucket", "geoalign_compute_duration_seconds_count",
+                           "geoalign_batch_tokens_sum", "geoalign_queue_depth", "geoalign_cache_hits_total"}) {
+    EXPECT_NE(metrics.find(name), std::string::npos) << name;
+  }
+}
+
+TEST(ServeHttp, ErrorStatuses) {
+  ServerOptions options;
+  options.max_body_bytes = 4096;
+  options.max_items_per_request = 16;
+  RunningServer server({}, options);
+  EXPECT_EQ(server.post("/v1/match", "{\"pairs\": [[").status, 400);
+  EXPECT_EQ(server.post("/v1/match", R"({"pairs": [["a", 1]]})").status, 400);
+  EXPECT_EQ(server.post("/v1/match", R"({"pairz": []})").status, 400);
+  EXPECT_EQ(server.post("/v1/match", R"({"pairs": [["a", ""]]})").status, 422);
+  EXPECT_EQ(server.post("/v1/match", "{\"pairs\": [[\"a\", \"\xC0\x80\"]]}").status, 400);
+  const auto too_many = server.post("/v1/match", match_body(17));
+  EXPECT_EQ(too_many.status, 413);
+  EXPECT_EQ(json::parse(too_many.body)["type"], "too_large");
+  EXPECT_EQ(server.post("/v1/match", R"({"pairs":[["a","b"]], "pad": ")" + std::string(5000, 'x') + "\"}").status, 413);
+  // The server is still healthy after all of that.
+  EXPECT_EQ(server.post("/v1/match", match_body(2)).status, 200);
+}
+
+TEST(ServeHttp, FullQueueAnswers429WithRetryAfter) {
+  runtime::BatcherOptions batching;
+  batching.max_queue = 4;
+  RunningServer server(batching);
+  const auto r = server.post("/v1/match", match_body(5));
+  EXPECT_EQ(r.status, 429);
+  EXPECT_EQ(r.retry_after, "1");
+  EXPECT_EQ(server.post("/v1/match", match_body(4)).status, 200);
+}
+
+TEST(ServeHttp, RequestTimeoutAnswers504) {
+  runtime::BatcherOptions batching;
+  batching.max_queue_delay = std::chrono::seconds(2);  // a lone pair waits for company
+  ServerOptions options;
+  options.timeout = std::chrono::milliseconds(50);
+  RunningServer server(batching, options);
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(server.post("/v1/match", match_body(1)).status, 504);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+}
+
+TEST(ServeHttp, DrainAnswersEveryAcceptedRequest) {
+  runtime::BatcherOptions batching;
+  batching.max_queue_delay = std::chrono::milliseconds(300);
+  RunningServer server(batching);
+  std::vector<std::future<HttpResponse>> replies;
+  for (std::size_t i = 0; i < 20; ++i) {
+    replies.push_back(std::async(std::launch::async, [&server, i] { return server.post("/v1/match", match_body(1, i)); }));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // all read and queued, none answered
+  server.stop();
+  for (auto& r : replies) EXPECT_EQ(r.get().status, 200);
+}
+
+// Many simultaneous keep-alive connections on one I/O thread, all answered.
+TEST(ServeHttp, ThousandConcurrentConnections) {
+  namespace asio = boost::asio;
+  namespace beast = boost::beast;
+  namespace http = beast::http;
+  RunningServer server;
+  constexpr int kConnections = 1000;
+  asio::io_context io;
+  const asio::ip::tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), server.port());
+  struct Client {
+    explicit Client(asio::io_context& c) : stream(c) {}
+    beast::tcp_stream stream;
+    beast::flat_buffer buffer;
+    http::request<http::string_body> request;
+    http::response<http::string_body> response;
+  };
+  std::vector<std::unique_ptr<Client>> clients;
+  int connected = 0, ok = 0;
+  for (int i = 0; i < kConnections; ++i) {
+    clients.push_back(std::make_unique<Client>(io));
+    clients.back()->stream.async_connect(endpoint, [&](beast::error_code ec) { connected += !ec; });
+  }
+  io.run();
+  ASSERT_EQ(connected, kConnections);
+  io.restart();
+  for (int i = 0; i < kConnections; ++i) {
+    Client& c = *clients[static_cast<std::size_t>(i)];
+    c.request = {http::verb::post, "/v1/match", 11};
+    c.request.set(http::field::host, "127.0.0.1");
+    c.request.body() = match_body(1, static_cast<std::size_t>(i));
+    c.request.prepare_payload();
+    http::async_write(c.stream, c.request, [&c, &ok](beast::error_code ec, std::size_t) {
+      if (ec) return;
+      http::async_read(c.stream, c.buffer, c.response, [&c, &ok](beast::error_code rec, std::size_t) {
+        ok += !rec && c.response.result_int() == 200;
+      });
+    });
+  }
+  io.run();
+  EXPECT_EQ(ok, kConnections);
+}
+
+}  // namespace
+}  // namespace geoalign::serve
