@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "geoalign/matcher.h"
+#include "loadtest/load_generator.h"
 #include "serve/http_server.h"
 #include "support/http_client.h"
 #include "support/temp_dir.h"
@@ -180,6 +181,25 @@ TEST(ServeHttp, DrainAnswersEveryAcceptedRequest) {
   std::this_thread::sleep_for(std::chrono::milliseconds(100));  // all read and queued, none answered
   server.stop();
   for (auto& r : replies) EXPECT_EQ(r.get().status, 200);
+}
+
+TEST(ServeHttp, LoadGeneratorDrivesTheServerWithoutErrors) {
+  RunningServer server;
+  const auto target = loadtest::Target::parse("http://127.0.0.1:" + std::to_string(server.port()) + "/v1/match");
+  const std::vector<std::string> bodies = {match_body(1, 0), match_body(1, 1), match_body(1, 2)};
+  loadtest::LoadOptions closed;
+  closed.concurrency = 8;
+  closed.duration = std::chrono::milliseconds(500);
+  closed.warmup = std::chrono::milliseconds(100);
+  const auto c = loadtest::run_level(target, bodies, closed);
+  EXPECT_GT(c.ok, 10u);
+  EXPECT_EQ(c.error_count(), 0u);
+  EXPECT_LE(c.percentile(50), c.percentile(99));
+  loadtest::LoadOptions open = closed;
+  open.rate = 100;
+  const auto o = loadtest::run_level(target, bodies, open);
+  EXPECT_NEAR(static_cast<double>(o.ok), 50.0, 10.0);  // 100/s for 0.5 s
+  EXPECT_EQ(o.error_count(), 0u);
 }
 
 // Many simultaneous keep-alive connections on one I/O thread, all answered.

@@ -55,12 +55,12 @@ std::vector<std::string> request_bodies(const std::string& path, const std::stri
     if (pair == nullptr) continue;
     nlohmann::json body;
     if (url_path.find("/infer") != std::string::npos) {
-      body = {{"inputs", {{{"name", "addr1"}, {"datatype", "BYTES"}, {"shape", {1}}, {"data", {pair->a}}},
-                          {{"name", "addr2"}, {"datatype", "BYTES"}, {"shape", {1}}, {"data", {pair->b}}}}}};
+      body = {{"inputs", {{{"name", "addr1"}, {"datatype", "BYTES"}, {"shape", {1}}, {"data", nlohmann::json::array({pair->a})}},
+                          {{"name", "addr2"}, {"datatype", "BYTES"}, {"shape", {1}}, {"data", nlohmann::json::array({pair->b})}}}}};
     } else if (url_path.find("/embed") != std::string::npos) {
-      body = {{"addresses", {pair->a}}};
+      body = {{"addresses", nlohmann::json::array({pair->a})}};
     } else {
-      body = {{"pairs", {{pair->a, pair->b}}}};
+      body = {{"pairs", nlohmann::json::array({nlohmann::json::array({pair->a, pair->b})})}};
     }
     bodies.push_back(body.dump());
   }
