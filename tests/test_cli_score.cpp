@@ -100,3 +100,30 @@ TEST(CliScore, BadModelFolderIsNamed) {
 
 }  // namespace
 }  // namespace geoalign
+
+namespace geoalign {
+namespace {
+
+TEST(CliEval, ReportsModelAndBaselineSideBySide) {
+  TempDir dir;
+  write_file(dir / "labelled.tsv",
+             "addr1\taddr2\tlabel\n北京市朝阳区建国路88号\t北京朝阳建国路88号\t2\n杭州\t广州\tnot_match\n"
+             "文三路478号\t文三路478号华星大厦\t部分匹配\n坏行\n上海\t上海\t7\n");
+  const std::string base = std::string(GEOALIGN_CLI) + " eval --model " + fixture_model().string() + " --data " +
+                           (dir / "labelled.tsv").string();
+  ASSERT_EQ(WEXITSTATUS(std::system((base + " >" + (dir / "out").string() + " 2>" + (dir / "err").string()).c_str())), 0);
+  const std::string out = read_file(dir / "out"), err = read_file(dir / "err");
+  EXPECT_NE(out.find("3 labelled pairs"), std::string::npos) << out;
+  EXPECT_NE(out.find("2 skipped"), std::string::npos) << out;
+  EXPECT_NE(out.find("macro-F1"), std::string::npos);
+  EXPECT_NE(out.find("LCS baseline"), std::string::npos);
+  EXPECT_NE(err.find(":5: no tab"), std::string::npos) << err;
+  EXPECT_NE(err.find(":6: unreadable label \"7\""), std::string::npos) << err;
+  ASSERT_EQ(WEXITSTATUS(std::system((base + " --json >" + (dir / "json").string() + " 2>/dev/null").c_str())), 0);
+  const auto json = read_file(dir / "json");
+  EXPECT_NE(json.find("\"lcs_baseline\""), std::string::npos);
+  EXPECT_NE(json.find("\"confusion\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace geoalign

@@ -6,5 +6,6 @@ namespace geoalign::cli {
 int run_score(int argc, char** argv, int first);
 int run_serve(int argc, char** argv, int first);
 int run_loadtest(int argc, char** argv, int first);
+int run_eval(int argc, char** argv, int first);
 
 }  // namespace geoalign::cli

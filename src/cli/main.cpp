@@ -15,6 +15,7 @@ constexpr const char* kUsage =
     "\n"
     "commands:\n"
     "  score     score address pairs from a TSV file (addr1<TAB>addr2)\n"
+    "  eval      accuracy on labelled pairs, beside the LCS baseline\n"
     "  serve     HTTP server with dynamic batching (KServe v2 compatible)\n"
     "  loadtest  load an HTTP endpoint and report throughput and latency\n"
     "\n"
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
   const std::string command = argv[1];
   try {
     if (command == "score") return geoalign::cli::run_score(argc, argv, 2);
+    if (command == "eval") return geoalign::cli::run_eval(argc, argv, 2);
     if (command == "serve") return geoalign::cli::run_serve(argc, argv, 2);
     if (command == "loadtest") return geoalign::cli::run_loadtest(argc, argv, 2);
     std::fprintf(stderr, "geoalign: unknown command '%s'\n\n%s", command.c_str(), kUsage);

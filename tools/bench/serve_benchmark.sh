@@ -6,6 +6,7 @@
 #
 #   tools/bench/serve_benchmark.sh MODEL_DIR PAIRS_TSV [OUT_DIR] [SOAK_SECONDS]
 set -euo pipefail
+trap 'kill "${server_pid:-}" 2>/dev/null || true' EXIT
 root=$(cd "$(dirname "$0")/../.." && pwd)
 model=$1 pairs=$2 out=${3:-serve-bench} soak=${4:-300}
 bin="$root/build/release/geoalign"
@@ -22,9 +23,14 @@ batch_counters() {
 rss_kb() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
 
 start_server() {  # extra serve flags...
+  if curl -s "http://127.0.0.1:$port/v2/health/live" >/dev/null 2>&1; then
+    echo "port $port is already taken by another server" >&2
+    exit 1
+  fi
   "$bin" serve --model "$model" --port "$port" "$@" 2>>"$out/serve.log" &
   server_pid=$!
   for _ in $(seq 100); do
+    kill -0 "$server_pid" 2>/dev/null || { echo "server failed to start (see $out/serve.log)" >&2; exit 1; }
     curl -sf "http://127.0.0.1:$port/v2/health/ready" >/dev/null 2>&1 && return
     sleep 0.2
   done
@@ -68,6 +74,9 @@ echo "== soak: 64 clients for ${soak} s"
 start_server
 "$bin" loadtest --url "http://127.0.0.1:$port/v1/match" --input "$pairs" --concurrency 64 --duration 5s --chart "" >/dev/null 2>&1
 echo "RSS after warm-up: $(rss_kb "$server_pid") kB"
+( while sleep 30; do echo "  RSS $(rss_kb "$server_pid") kB"; done ) &
+sampler=$!
 "$bin" loadtest --url "http://127.0.0.1:$port/v1/match" --input "$pairs" --concurrency 64 --duration "${soak}s" --chart "" 2>/dev/null
+kill "$sampler"
 echo "RSS at the end:    $(rss_kb "$server_pid") kB"
 stop_server
