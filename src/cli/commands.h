@@ -7,5 +7,7 @@ int run_score(int argc, char** argv, int first);
 int run_serve(int argc, char** argv, int first);
 int run_loadtest(int argc, char** argv, int first);
 int run_eval(int argc, char** argv, int first);
+int run_bench(int argc, char** argv, int first);
+int run_profile(int argc, char** argv, int first);
 
 }  // namespace geoalign::cli

@@ -15,6 +15,8 @@ constexpr const char* kUsage =
     "\n"
     "commands:\n"
     "  score     score address pairs from a TSV file (addr1<TAB>addr2)\n"
+    "  bench     model throughput and latency per batch size\n"
+    "  profile   time per stage, from normalization to the classifier head\n"
     "  eval      accuracy on labelled pairs, beside the LCS baseline\n"
     "  serve     HTTP server with dynamic batching (KServe v2 compatible)\n"
     "  loadtest  load an HTTP endpoint and report throughput and latency\n"
@@ -31,6 +33,8 @@ int main(int argc, char** argv) {
   const std::string command = argv[1];
   try {
     if (command == "score") return geoalign::cli::run_score(argc, argv, 2);
+    if (command == "bench") return geoalign::cli::run_bench(argc, argv, 2);
+    if (command == "profile") return geoalign::cli::run_profile(argc, argv, 2);
     if (command == "eval") return geoalign::cli::run_eval(argc, argv, 2);
     if (command == "serve") return geoalign::cli::run_serve(argc, argv, 2);
     if (command == "loadtest") return geoalign::cli::run_loadtest(argc, argv, 2);

@@ -67,28 +67,41 @@ BertModel BertModel::load(const BertWeightReader& w, const BertConfig& config) {
   return m;
 }
 
-const Tensor& BertModel::encode(const runtime::TokenBatch& batch, Workspace& ws) const {
+const Tensor& BertModel::encode(const runtime::TokenBatch& batch, Workspace& ws, StageTimer* timer) const {
   const float eps = config_.layer_norm_eps;
-  ops::embed_tokens(batch.input_ids, batch.token_type_ids, batch.position_ids,
-                    {word_embeddings_, position_embeddings_, token_type_embeddings_}, ws.hidden);
-  ops::layer_norm(ws.hidden, nullptr, embedding_norm_gamma_, embedding_norm_beta_, eps, ws.hidden);
-  for (const Layer& layer : layers_) {
-    layer.qkv(ws.hidden, ws.qkv);
-    ops::attention(ws.qkv, batch.cu_seqlens, config_.num_attention_heads, ws.context);
-    layer.attention_output(ws.context, ws.projected);
-    ops::layer_norm(ws.projected, &ws.hidden, layer.attention_norm_gamma, layer.attention_norm_beta, eps, ws.hidden);
-    layer.intermediate(ws.hidden, ws.intermediate);
-    layer.output(ws.intermediate, ws.projected);
-    ops::layer_norm(ws.projected, &ws.hidden, layer.output_norm_gamma, layer.output_norm_beta, eps, ws.hidden);
+  {
+    ScopedStage stage(timer, "embeddings");
+    ops::embed_tokens(batch.input_ids, batch.token_type_ids, batch.position_ids,
+                      {word_embeddings_, position_embeddings_, token_type_embeddings_}, ws.hidden);
+    ops::layer_norm(ws.hidden, nullptr, embedding_norm_gamma_, embedding_norm_beta_, eps, ws.hidden);
+  }
+  for (std::size_t l = 0; l < layers_.size(); ++l) {
+    const Layer& layer = layers_[l];
+    const std::string name = timer ? "layer " + std::to_string(l) : std::string();
+    {
+      ScopedStage stage(timer, name + " attention");
+      layer.qkv(ws.hidden, ws.qkv);
+      ops::attention(ws.qkv, batch.cu_seqlens, config_.num_attention_heads, ws.context);
+      layer.attention_output(ws.context, ws.projected);
+      ops::layer_norm(ws.projected, &ws.hidden, layer.attention_norm_gamma, layer.attention_norm_beta, eps, ws.hidden);
+    }
+    {
+      ScopedStage stage(timer, name + " ffn");
+      layer.intermediate(ws.hidden, ws.intermediate);
+      layer.output(ws.intermediate, ws.projected);
+      ops::layer_norm(ws.projected, &ws.hidden, layer.output_norm_gamma, layer.output_norm_beta, eps, ws.hidden);
+    }
   }
   return ws.hidden;
 }
 
-void BertModel::classify(const runtime::TokenBatch& batch, Workspace& ws, Tensor& probabilities) const {
+void BertModel::classify(const runtime::TokenBatch& batch, Workspace& ws, Tensor& probabilities,
+                         StageTimer* timer) const {
   if (!can_classify()) {
     throw Error("this model has no classification head (pooler.dense and classifier tensors); it can only embed");
   }
-  const Tensor& hidden = encode(batch, ws);
+  const Tensor& hidden = encode(batch, ws, timer);
+  ScopedStage stage(timer, "head");
   ops::pool(hidden, batch.cu_seqlens, ops::Pooling::Cls, ws.context);
   (*pooler_)(ws.context, ws.pooled);
   (*classifier_)(ws.pooled, ws.logits);

@@ -8,6 +8,7 @@
 #include "backend/tensor.h"
 #include "model/bert_weights.h"
 #include "model/config.h"
+#include "model/stage_timer.h"
 #include "runtime/token_batch.h"
 
 namespace geoalign::model {
@@ -24,9 +25,12 @@ class BertModel {
   static BertModel load(const BertWeightReader& weights, const BertConfig& config);
 
   // Final hidden states [tokens, hidden]; the result lives in the workspace.
-  const Tensor& encode(const runtime::TokenBatch& batch, Workspace& ws) const;
+  // A timer, when given, receives the time of every stage (embeddings, each layer's
+  // attention and FFN, the head).
+  const Tensor& encode(const runtime::TokenBatch& batch, Workspace& ws, StageTimer* timer = nullptr) const;
   // Class probabilities [sequences, labels].
-  void classify(const runtime::TokenBatch& batch, Workspace& ws, Tensor& probabilities) const;
+  void classify(const runtime::TokenBatch& batch, Workspace& ws, Tensor& probabilities,
+                StageTimer* timer = nullptr) const;
   // One vector per sequence [sequences, hidden].
   void embed(const runtime::TokenBatch& batch, ops::Pooling pooling, Workspace& ws, Tensor& vectors) const;
 

@@ -1,0 +1,164 @@
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "backend/ops/linear.h"
+#include "backend/threads.h"
+#include "cli/args.h"
+#include "cli/bench_inputs.h"
+#include "cli/commands.h"
+#include "runtime/flop_count.h"
+#include "runtime/pair_scorer.h"
+#include "runtime/token_batch.h"
+#include "text/utf8.h"
+
+namespace geoalign::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+std::vector<std::size_t> parse_sizes(const std::string& text) {
+  std::vector<std::size_t> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    char* end = nullptr;
+    const unsigned long v = std::strtoul(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || v == 0 || v > 65536) {
+      throw UsageError("--batch-sizes must be comma-separated whole numbers from 1 to 65536, got \"" + text + "\"");
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+// The backend's fp32 GEMM throughput at an encoder-sized shape: the ceiling that the
+// model's effective GFLOP/s is compared against.
+double measure_gemm_gflops(std::int64_t hidden, std::int64_t inner) {
+  const std::int64_t rows = 2048;
+  Tensor weight({inner, hidden}), bias({inner}), x({rows, hidden}), y;
+  std::fill_n(weight.data<float>(), weight.numel(), 0.01f);
+  std::fill_n(bias.data<float>(), bias.numel(), 0.0f);
+  std::fill_n(x.data<float>(), x.numel(), 1.0f);
+  const ops::Linear linear(weight, bias);
+  linear(x, y);  // first call pays for setup
+  const auto start = Clock::now();
+  int runs = 0;
+  do {
+    linear(x, y);
+    ++runs;
+  } while (seconds_since(start) < 0.5);
+  return 2.0 * static_cast<double>(rows * hidden * inner) * runs / seconds_since(start) / 1e9;
+}
+
+double percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<std::size_t>(p / 100.0 * static_cast<double>(v.size() - 1) + 0.5))];
+}
+
+}  // namespace
+
+int run_bench(int argc, char** argv, int first) {
+  Args args("bench",
+            {{"model", true, "model folder in Hugging Face layout", "models/default"},
+             {"input", true, "pairs whose lengths to use", "examples/bench_pairs.tsv"},
+             {"batch-sizes", true, "batch sizes to measure", "1,4,8,16,32,64,128"},
+             {"precision", true, "precisions to measure, comma-separated", "fp32"},
+             {"seconds", true, "measured time per batch size", "3"},
+             {"threads", true, "CPU threads, 0 = one per core", "0"},
+             {"json", false, "print JSON instead of a table", ""}},
+            "");
+  args.parse(argc, argv, first);
+  if (args.flag("help")) {
+    std::cout << args.usage()
+              << "\nModel time per batch on pre-tokenized pairs (tokenization is measured apart), with the\n"
+                 "effective GFLOP/s as a share of the backend's measured fp32 GEMM throughput.\n";
+    return 0;
+  }
+  for (std::stringstream in(args.value("precision")); !in.eof();) {
+    std::string p;
+    std::getline(in, p, ',');
+    if (parse_precision(p) != Precision::FP32 && parse_precision(p) != Precision::Auto) {
+      throw Error("precision " + p + " is not available yet in this build; bench fp32");
+    }
+  }
+  const auto sizes = parse_sizes(args.value("batch-sizes"));
+  const double budget = static_cast<double>(args.integer("seconds", 1, 3600));
+  set_num_threads(static_cast<int>(args.integer("threads", 0, 1024)));
+
+  const runtime::PairScorer scorer(model::ModelFolder::load(args.value("model")));
+  scorer.require_classifier();
+  const auto pairs = read_valid_pairs(args.value("input"));
+
+  // Tokenization throughput, measured apart from the model.
+  std::vector<text::EncodedInput> encoded;
+  std::size_t chars = 0;
+  const auto tokenize_start = Clock::now();
+  for (const auto& p : pairs) {
+    encoded.push_back(scorer.encode_pair(p.a, p.b));
+    chars += text::decode_utf8(p.a).size() + text::decode_utf8(p.b).size();
+  }
+  const double tokenize_seconds = seconds_since(tokenize_start);
+  const auto& config = scorer.folder().config.bert;
+  const double peak = measure_gemm_gflops(config.hidden_size, config.intermediate_size);
+
+  nlohmann::json rows = nlohmann::json::array();
+  model::BertModel::Workspace ws;
+  std::vector<MatchResult> results;
+  std::size_t next = 0;
+  for (std::size_t batch_size : sizes) {
+    std::vector<double> latencies;
+    double flops = 0;
+    std::size_t done = 0;
+    const auto start = Clock::now();
+    while (seconds_since(start) < budget || latencies.size() < 3) {
+      std::vector<const text::EncodedInput*> batch;
+      for (std::size_t k = 0; k < batch_size; ++k) batch.push_back(&encoded[next++ % encoded.size()]);
+      const auto t = Clock::now();
+      scorer.classify(batch, ws, results);
+      latencies.push_back(seconds_since(t));
+      flops += runtime::classification_flops(config, runtime::TokenBatch::pack(batch).cu_seqlens);
+      done += batch_size;
+    }
+    double total = 0;
+    for (double l : latencies) total += l;
+    rows.push_back({{"batch_size", batch_size},
+                    {"ms_per_pair", 1000 * total / static_cast<double>(done)},
+                    {"pairs_per_second", static_cast<double>(done) / total},
+                    {"p50_batch_ms", 1000 * percentile(latencies, 50)},
+                    {"p99_batch_ms", 1000 * percentile(latencies, 99)},
+                    {"gflops", flops / total / 1e9},
+                    {"share_of_gemm_peak", flops / total / 1e9 / peak}});
+  }
+
+  nlohmann::json out = {{"model", args.value("model")},
+                        {"precision", "fp32"},
+                        {"threads", num_threads()},
+                        {"pairs", pairs.size()},
+                        {"tokenize_chars_per_second", static_cast<double>(chars) / tokenize_seconds},
+                        {"gemm_peak_gflops", peak},
+                        {"results", rows}};
+  if (args.flag("json")) {
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("model %s, fp32, %d threads, %zu pairs from %s\n", args.value("model").c_str(), num_threads(),
+              pairs.size(), args.value("input").c_str());
+  std::printf("tokenization: %.2f M chars/s; fp32 GEMM peak here: %.1f GFLOP/s\n\n",
+              out["tokenize_chars_per_second"].get<double>() / 1e6, peak);
+  std::printf("%6s %10s %10s %12s %12s %9s %7s\n", "batch", "ms/pair", "pairs/s", "p50 batch ms", "p99 batch ms",
+              "GFLOP/s", "% peak");
+  for (const auto& r : rows) {
+    std::printf("%6zu %10.3f %10.1f %12.2f %12.2f %9.1f %6.0f%%\n", r["batch_size"].get<std::size_t>(),
+                r["ms_per_pair"].get<double>(), r["pairs_per_second"].get<double>(), r["p50_batch_ms"].get<double>(),
+                r["p99_batch_ms"].get<double>(), r["gflops"].get<double>(), 100 * r["share_of_gemm_peak"].get<double>());
+  }
+  return 0;
+}
+
+}  // namespace geoalign::cli

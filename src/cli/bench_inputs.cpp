@@ -1,0 +1,29 @@
+#include "cli/bench_inputs.h"
+
+#include <cstdio>
+#include <fstream>
+
+#include "cli/pair_reader.h"
+
+namespace geoalign::cli {
+
+std::vector<AddressPair> read_valid_pairs(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot open --input " + path);
+  PairReader reader(in);
+  std::vector<AddressPair> pairs;
+  std::size_t bad = 0;
+  std::variant<PairRow, BadRow> row;
+  while (reader.next(row)) {
+    if (auto* pair = std::get_if<PairRow>(&row)) {
+      pairs.push_back({std::move(pair->a), std::move(pair->b)});
+    } else {
+      ++bad;
+    }
+  }
+  if (bad > 0) std::fprintf(stderr, "%s: %zu bad rows left out\n", path.c_str(), bad);
+  if (pairs.empty()) throw Error(path + " holds no valid pairs");
+  return pairs;
+}
+
+}  // namespace geoalign::cli

@@ -1,0 +1,76 @@
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <numeric>
+
+#include "backend/threads.h"
+#include "cli/args.h"
+#include "cli/bench_inputs.h"
+#include "cli/commands.h"
+#include "runtime/pair_scorer.h"
+#include "runtime/token_batch.h"
+
+namespace geoalign::cli {
+
+int run_profile(int argc, char** argv, int first) {
+  Args args("profile",
+            {{"model", true, "model folder in Hugging Face layout", "models/default"},
+             {"input", true, "pairs to run", "examples/bench_pairs.tsv"},
+             {"batch-size", true, "pairs per batch", "64"},
+             {"threads", true, "CPU threads, 0 = one per core", "0"}},
+            "");
+  args.parse(argc, argv, first);
+  if (args.flag("help")) {
+    std::cout << args.usage() << "\nTime per stage over the whole input: normalize, tokenize, pack, embeddings, each\n"
+                                 "layer's attention and FFN, and the head.\n";
+    return 0;
+  }
+  set_num_threads(static_cast<int>(args.integer("threads", 0, 1024)));
+  const auto batch_size = static_cast<std::size_t>(args.integer("batch-size", 1, 65536));
+  const runtime::PairScorer scorer(model::ModelFolder::load(args.value("model")));
+  scorer.require_classifier();
+  const auto pairs = read_valid_pairs(args.value("input"));
+  const auto& folder = scorer.folder();
+  const std::size_t max_length = scorer.max_length();
+
+  model::StageTimer timer;
+  model::BertModel::Workspace ws;
+  Tensor probabilities;
+  std::vector<text::EncodedInput> encoded;
+  for (std::size_t first_pair = 0; first_pair < pairs.size(); first_pair += batch_size) {
+    const std::size_t end = std::min(pairs.size(), first_pair + batch_size);
+    std::vector<std::pair<std::string, std::string>> normalized;
+    {
+      model::ScopedStage stage(&timer, "normalize");
+      for (std::size_t i = first_pair; i < end; ++i) {
+        normalized.emplace_back(folder.normalizer.normalize(pairs[i].a), folder.normalizer.normalize(pairs[i].b));
+      }
+    }
+    encoded.clear();
+    {
+      model::ScopedStage stage(&timer, "tokenize");
+      for (const auto& [a, b] : normalized) encoded.push_back(folder.tokenizer.encode_pair(a, b, max_length));
+    }
+    runtime::TokenBatch batch;
+    {
+      model::ScopedStage stage(&timer, "pack");
+      std::vector<const text::EncodedInput*> pointers;
+      for (const auto& e : encoded) pointers.push_back(&e);
+      batch = runtime::TokenBatch::pack(pointers);
+    }
+    folder.model.classify(batch, ws, probabilities, &timer);
+  }
+
+  const auto stages = timer.stages();
+  const double total = std::accumulate(stages.begin(), stages.end(), 0.0,
+                                       [](double s, const auto& st) { return s + st.second; });
+  std::printf("%zu pairs, batch size %zu, %d threads: %.1f ms in all, %.3f ms per pair\n\n", pairs.size(), batch_size,
+              num_threads(), 1000 * total, 1000 * total / static_cast<double>(pairs.size()));
+  std::printf("%-22s %10s %8s\n", "stage", "ms", "share");
+  for (const auto& [name, seconds] : stages) {
+    std::printf("%-22s %10.2f %7.1f%%\n", name.c_str(), 1000 * seconds, 100 * seconds / total);
+  }
+  return 0;
+}
+
+}  // namespace geoalign::cli
