@@ -13,31 +13,25 @@ inline const char* device_name(Device d) { return d == Device::CPU ? "cpu" : "cu
 
 // Runs `body` with a constexpr `D` bound to the runtime device, so an op's generic
 // entry point can call the per-device specialization `op<D>(...)`.
+#define GEOALIGN_DEVICE_CASE(device_value, body)           \
+  case device_value: {                                      \
+    constexpr ::geoalign::Device D = device_value;          \
+    body;                                                   \
+    break;                                                  \
+  }
+
 #ifdef GEOALIGN_WITH_CUDA
-#define GEOALIGN_DISPATCH_DEVICE(device, body)             \
-  switch (device) {                                        \
-    case ::geoalign::Device::CPU: {                        \
-      constexpr ::geoalign::Device D = ::geoalign::Device::CPU; \
-      body;                                                \
-      break;                                               \
-    }                                                      \
-    case ::geoalign::Device::CUDA: {                       \
-      constexpr ::geoalign::Device D = ::geoalign::Device::CUDA; \
-      body;                                                \
-      break;                                               \
-    }                                                      \
-  }
+#define GEOALIGN_CUDA_CASE(body) GEOALIGN_DEVICE_CASE(::geoalign::Device::CUDA, body)
 #else
-#define GEOALIGN_DISPATCH_DEVICE(device, body)                                         \
-  switch (device) {                                                                    \
-    case ::geoalign::Device::CPU: {                                                    \
-      constexpr ::geoalign::Device D = ::geoalign::Device::CPU;                        \
-      body;                                                                            \
-      break;                                                                           \
-    }                                                                                  \
-    case ::geoalign::Device::CUDA:                                                     \
-      throw ::geoalign::Error("this geoalign build has no CUDA backend (device cuda)"); \
-  }
+#define GEOALIGN_CUDA_CASE(body) \
+  case ::geoalign::Device::CUDA:  \
+    throw ::geoalign::Error("this geoalign build has no CUDA backend (device cuda)");
 #endif
+
+#define GEOALIGN_DISPATCH_DEVICE(device, body)              \
+  switch (device) {                                         \
+    GEOALIGN_DEVICE_CASE(::geoalign::Device::CPU, body)     \
+    GEOALIGN_CUDA_CASE(body)                                \
+  }
 
 }  // namespace geoalign

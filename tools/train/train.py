@@ -95,6 +95,13 @@ def mask_tokens(ids, mask, vocab_size, rng_gen, special_max=4):
     return ids, labels
 
 
+def optimizer_step(model, opt, loss):
+    opt.zero_grad()
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    opt.step()
+
+
 def predict(model, encoded, batch=256):
     model.eval()
     out = []
@@ -181,10 +188,7 @@ def main():
             hidden = model.encode(ids, types, mask)
             sel = labels != -100
             loss = F.cross_entropy(model.mlm_logits(hidden[sel]).float(), labels[sel])
-        opt.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
+        optimizer_step(model, opt, loss)
         step += 1
         if step % 200 == 0:
             print(f"mlm step {step} loss {loss.item():.3f} ({time.time() - t0:.0f}s)", flush=True)
@@ -207,10 +211,7 @@ def main():
         gold = torch.tensor([y for _, y in batch])
         with autocast():
             loss = F.cross_entropy(model.classify(ids, types, mask).float(), gold, weight=weights)
-        opt.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
+        optimizer_step(model, opt, loss)
         step += 1
         if step % 150 == 0:
             logits = predict(model, dev_enc)
