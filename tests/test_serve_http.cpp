@@ -183,6 +183,43 @@ TEST(ServeHttp, DrainAnswersEveryAcceptedRequest) {
   for (auto& r : replies) EXPECT_EQ(r.get().status, 200);
 }
 
+std::uint64_t metric(const std::string& metrics, const std::string& name) {
+  const auto at = metrics.find("\n" + name + " ");
+  return at == std::string::npos ? UINT64_MAX : std::stoull(metrics.substr(at + name.size() + 2));
+}
+
+TEST(ServeHttp, RepeatedPairsComeFromTheCache) {
+  runtime::BatcherOptions batching;
+  batching.cache_size = 100;
+  RunningServer server(batching);
+  const auto first = server.post("/v1/match", match_body(1));
+  const auto second = server.post("/v1/match", match_body(1));
+  ASSERT_EQ(first.status, 200);
+  EXPECT_EQ(first.body, second.body);
+  const std::string metrics = server.get("/metrics").body;
+  EXPECT_EQ(metric(metrics, "geoalign_cache_hits_total"), 1u);
+  EXPECT_EQ(metric(metrics, "geoalign_cache_misses_total"), 1u);
+  EXPECT_EQ(metric(metrics, "geoalign_items_total"), 1u);
+}
+
+TEST(ServeHttp, RequestsOfClientsThatHungUpAreSkipped) {
+  namespace asio = boost::asio;
+  runtime::BatcherOptions batching;
+  batching.max_queue_delay = std::chrono::milliseconds(300);
+  RunningServer server(batching);
+  {
+    asio::io_context io;
+    asio::ip::tcp::socket socket(io);
+    socket.connect({asio::ip::make_address("127.0.0.1"), server.port()});
+    const std::string body = match_body(1);
+    const std::string request = "POST /v1/match HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                                std::to_string(body.size()) + "\r\n\r\n" + body;
+    asio::write(socket, asio::buffer(request));
+  }  // closed before the batch window ends
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  EXPECT_EQ(metric(server.get("/metrics").body, "geoalign_items_total"), 0u);
+}
+
 TEST(ServeHttp, LoadGeneratorDrivesTheServerWithoutErrors) {
   RunningServer server;
   const auto target = loadtest::Target::parse("http://127.0.0.1:" + std::to_string(server.port()) + "/v1/match");
@@ -192,13 +229,14 @@ TEST(ServeHttp, LoadGeneratorDrivesTheServerWithoutErrors) {
   closed.duration = std::chrono::milliseconds(500);
   closed.warmup = std::chrono::milliseconds(100);
   const auto c = loadtest::run_level(target, bodies, closed);
-  EXPECT_GT(c.ok, 10u);
+  EXPECT_GT(c.ok, 0u);  // how many depends on the machine; that none fail does not
   EXPECT_EQ(c.error_count(), 0u);
   EXPECT_LE(c.percentile(50), c.percentile(99));
   loadtest::LoadOptions open = closed;
   open.rate = 100;
   const auto o = loadtest::run_level(target, bodies, open);
-  EXPECT_NEAR(static_cast<double>(o.ok), 50.0, 10.0);  // 100/s for 0.5 s
+  // The open loop sends on a fixed schedule, 100/s for 0.5 s, whatever the server does.
+  EXPECT_NEAR(static_cast<double>(o.ok + o.error_count()), 50.0, 1.0);
   EXPECT_EQ(o.error_count(), 0u);
 }
 
