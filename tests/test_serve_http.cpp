@@ -220,6 +220,20 @@ TEST(ServeHttp, RequestsOfClientsThatHungUpAreSkipped) {
   EXPECT_EQ(metric(server.get("/metrics").body, "geoalign_items_total"), 0u);
 }
 
+TEST(ServeHttp, MalformedHttpGets400) {
+  namespace asio = boost::asio;
+  RunningServer server;
+  asio::io_context io;
+  asio::ip::tcp::socket socket(io);
+  socket.connect({asio::ip::make_address("127.0.0.1"), server.port()});
+  asio::write(socket, asio::buffer(std::string("GARBAGE\x01 / HTTP/9\r\n\r\n")));
+  std::string reply(256, '\0');
+  boost::system::error_code ec;
+  reply.resize(socket.read_some(asio::buffer(reply), ec));
+  EXPECT_EQ(reply.rfind("HTTP/1.1 400", 0), 0u) << reply;
+  EXPECT_EQ(server.get("/v2/health/live").status, 200);
+}
+
 TEST(ServeHttp, LoadGeneratorDrivesTheServerWithoutErrors) {
   RunningServer server;
   const auto target = loadtest::Target::parse("http://127.0.0.1:" + std::to_string(server.port()) + "/v1/match");

@@ -93,7 +93,15 @@ class Session : public std::enable_shared_from_this<Session> {
                      "request body is larger than " + std::to_string(server_.options.max_body_bytes) + " bytes"});
       return;
     }
-    if (ec) return;  // closed, reset, or a malformed request line: nothing to answer
+    const auto& http_errors = http::make_error_code(http::error::end_of_stream).category();
+    if (ec == http::error::end_of_stream || ec == http::error::partial_message || (ec && ec.category() != http_errors)) {
+      return;  // the client closed or the connection broke: nobody to answer
+    }
+    if (ec) {  // the bytes were not HTTP/1.1
+      started_ = std::chrono::steady_clock::now();
+      keep_alive_ = false;
+      return respond_error({400, "bad_http", "malformed HTTP request: " + ec.message()});
+    }
     request_ = parser_->release();
     started_ = std::chrono::steady_clock::now();
     keep_alive_ = request_.keep_alive();
