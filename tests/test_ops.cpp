@@ -6,6 +6,7 @@
 #include <limits>
 #include <random>
 
+#include "backend/cpu/isa.h"
 #include "backend/ops/attention.h"
 #include "backend/ops/embedding.h"
 #include "backend/ops/layer_norm.h"
@@ -134,13 +135,18 @@ std::vector<float> padded_attention(const std::vector<float>& qkv, const std::ve
   return out;
 }
 
-TEST_P(OpsTest, RaggedAttentionEqualsPaddedMaskedAttention) {
-  const int heads = 4, hidden = 32;
-  const std::vector<std::int32_t> cu = {0, 3, 4, 11, 18};
-  const auto qkv = random_values(18 * 3 * hidden, 8);
-  Tensor out;
-  attention(Tensor::from_vector({18, 3 * hidden}, qkv), cu, heads, out);
-  expect_close(out.to_vector(), padded_attention(qkv, cu, heads, hidden), 1e-5f);
+TEST_P(OpsTest, RaggedAttentionEqualsPaddedMaskedAttentionOnEveryIsa) {
+  const int heads = 4, hidden = 128;
+  const std::vector<std::int32_t> cu = {0, 3, 4, 11, 18, 75};
+  const auto qkv = random_values(75 * 3 * hidden, 8);
+  const auto want = padded_attention(qkv, cu, heads, hidden);
+  for (cpu::Isa isa : {cpu::Isa::Avx2, cpu::Isa::Baseline}) {
+    cpu::limit_isa(isa);
+    Tensor out;
+    attention(Tensor::from_vector({75, 3 * hidden}, qkv), cu, heads, out);
+    expect_close(out.to_vector(), want, 1e-5f);
+  }
+  cpu::limit_isa(cpu::Isa::Avx2);
 }
 
 TEST_P(OpsTest, AttentionRejectsBadSeqlens) {
