@@ -68,7 +68,7 @@ class Bert(nn.Module):
         t = self.mlm_norm(F.gelu(self.mlm_transform(hidden)).float())
         return t @ self.word.weight.t() + self.mlm_bias
 
-    def hf_state_dict(self):
+    def hf_parameters(self):
         """Parameters under Hugging Face's BertForSequenceClassification names."""
         out = {}
         e = "bert.embeddings."
@@ -85,4 +85,13 @@ class Bert(nn.Module):
                 out[p + name + ".weight"], out[p + name + ".bias"] = mod.weight, mod.bias
         out["bert.pooler.dense.weight"], out["bert.pooler.dense.bias"] = self.pooler.weight, self.pooler.bias
         out["classifier.weight"], out["classifier.bias"] = self.classifier.weight, self.classifier.bias
-        return {k: v.detach().float().contiguous().clone() for k, v in out.items()}
+        return out
+
+    def hf_state_dict(self):
+        return {k: v.detach().float().contiguous().clone() for k, v in self.hf_parameters().items()}
+
+    def load_hf(self, weights):
+        """Loads a Hugging Face checkpoint's tensors (e.g. a previous models/default)."""
+        with torch.no_grad():
+            for name, param in self.hf_parameters().items():
+                param.copy_(weights[name].float())

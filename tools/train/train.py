@@ -11,6 +11,8 @@ Steps (fixed seeds; time-bounded phases, so the figures depend on the machine):
   4. per-class logit offsets tuned on the dev split for macro-F1, folded into the
      classifier bias so plain argmax (in geoalign and in Hugging Face) applies them;
   5. export, and a report of dev and test figures.
+With --init DIR it continues from an earlier model (its vocabulary and weights), so
+training time can accumulate over several runs.
 Needs Debian's python3-torch with OpenBLAS behind it (tools/train/setup.sh; Debian's
 default reference BLAS runs PyTorch at ~3 GFLOP/s) and ../shared/data; nothing from
 ../shared is written out except the trained weights.
@@ -137,6 +139,7 @@ def main():
     ap.add_argument("--hidden", type=int, default=256)
     ap.add_argument("--synthetic-addresses", type=int, default=150000)
     ap.add_argument("--synthetic-pairs", type=int, default=30000)
+    ap.add_argument("--init", help="continue from this model folder (its vocabulary and weights)")
     ap.add_argument("--bf16", action="store_true", help="bf16 autocast (only on CPUs with AMX or AVX512-BF16)")
     args = ap.parse_args()
     global USE_BF16
@@ -161,15 +164,26 @@ def main():
           f"{len(sz_train)}/{len(sz_test)}, ner {len(ner)}, synthetic {len(syn_addr)} addresses "
           f"{len(syn_pairs)} pairs", flush=True)
 
-    tokens = build_vocab(gaz.names() + ner + real_addresses + syn_addr)
+    if args.init:
+        with open(os.path.join(args.init, "vocab.txt"), encoding="utf-8") as f:
+            tokens = f.read().split("\n")[:-1]
+    else:
+        tokens = build_vocab(gaz.names() + ner + real_addresses + syn_addr)
     vocab = {t: i for i, t in enumerate(tokens)}
     tok = BertTokenizer(vocab)
     enc_pair = lambda a, b: tok.encode_pair(normalize(a), normalize(b), MAX_LENGTH)  # noqa: E731
     enc_one = lambda a: tok.encode_single(normalize(a), MAX_LENGTH)  # noqa: E731
     print(f"vocab {len(tokens)}", flush=True)
 
+    if args.init:
+        with open(os.path.join(args.init, "config.json"), encoding="utf-8") as f:
+            c = json.load(f)
+        args.hidden, args.layers = c["hidden_size"], c["num_hidden_layers"]
     model = Bert(len(tokens), h=args.hidden, layers=args.layers, heads=args.hidden // 64, inner=4 * args.hidden,
                  max_pos=128)
+    if args.init:
+        model.load_hf(safetensors_io.load(os.path.join(args.init, "model.safetensors")))
+        print(f"continuing from {args.init}", flush=True)
     # Phase 1: masked LM on single addresses and on real/synthetic pairs.
     mlm_items = [enc_one(a) for a in ner + real_addresses + syn_addr]
     mlm_items += [enc_pair(a, b) for a, b, _ in train + sz_train + syn_pairs]
