@@ -63,6 +63,8 @@ TEST(ModelConfig, ErrorsNameTheField) {
 
 TEST(ModelConfig, InvalidJsonNamesTheFile) {
   TempDir dir;
+  write_file(dir / "config.json", "{\"hidden_size\": 1E99999}");
+  EXPECT_THROW(load_model_config(dir.path()), Error);
   write_file(dir / "config.json", "{\"hidden_size\": ");
   try {
     load_model_config(dir.path());

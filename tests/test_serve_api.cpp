@@ -37,6 +37,7 @@ TEST(ServeApi, StatusForEveryKindOfBadInput) {
   EXPECT_EQ(error_of(Endpoint::Match, "{\"pairs\": [").status, 400);
   EXPECT_EQ(error_of(Endpoint::Match, "{\"pairs\": [").type, "invalid_json");
   EXPECT_EQ(error_of(Endpoint::Match, "[]").status, 400);
+  EXPECT_EQ(error_of(Endpoint::Match, R"({"pairs": 1E99999})").status, 400);
   EXPECT_EQ(error_of(Endpoint::Match, "{}").status, 400);
   EXPECT_EQ(error_of(Endpoint::Match, R"({"pairs":"x"})").status, 400);
   EXPECT_EQ(error_of(Endpoint::Match, R"({"pairs":[]})").status, 400);

@@ -16,6 +16,8 @@ nlohmann::json read_json_file(const std::filesystem::path& path) {
     return nlohmann::json::parse(buffer.str());
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(path.string() + ": invalid JSON at byte " + std::to_string(e.byte));
+  } catch (const nlohmann::json::exception&) {  // e.g. a number too large for any type
+    throw Error(path.string() + ": invalid JSON (a value is out of range)");
   }
 }
 

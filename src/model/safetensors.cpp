@@ -102,6 +102,8 @@ SafetensorsFile SafetensorsFile::open(const std::filesystem::path& path) {
     header = nlohmann::json::parse(bytes + 8, bytes + 8 + header_size);
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(where + ": header is not valid JSON (byte " + std::to_string(e.byte) + ")");
+  } catch (const nlohmann::json::exception&) {  // e.g. a number too large for any type
+    throw Error(where + ": header is not valid JSON (a value is out of range)");
   }
   if (!header.is_object()) throw Error(where + ": header is not a JSON object");
 

@@ -143,6 +143,8 @@ std::variant<ParsedRequest, ApiError> parse_request(Endpoint endpoint, std::stri
     parsed = json::parse(body);
   } catch (const json::parse_error& e) {
     return ApiError{400, "invalid_json", "request body is not valid JSON (byte " + std::to_string(e.byte) + ")"};
+  } catch (const json::exception&) {  // e.g. a number too large for any type
+    return ApiError{400, "invalid_json", "request body is not valid JSON (a value is out of range)"};
   }
   if (!parsed.is_object()) return bad("request body must be a JSON object");
   switch (endpoint) {
