@@ -12,7 +12,6 @@
 #include "cli/commands.h"
 #include "runtime/flop_count.h"
 #include "runtime/pair_scorer.h"
-#include "runtime/token_batch.h"
 #include "text/utf8.h"
 
 namespace geoalign::cli {
@@ -122,7 +121,7 @@ int run_bench(int argc, char** argv, int first) {
       const auto t = Clock::now();
       scorer.classify(batch, ws, results);
       latencies.push_back(seconds_since(t));
-      flops += runtime::classification_flops(config, runtime::TokenBatch::pack(batch).cu_seqlens);
+      flops += runtime::classification_flops(config, batch);
       done += batch_size;
     }
     double total = 0;

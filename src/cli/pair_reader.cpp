@@ -5,20 +5,6 @@
 
 namespace geoalign::cli {
 
-namespace {
-
-bool is_blank(const std::string& s) {
-  const std::u32string text = text::decode_utf8(s);
-  for (char32_t c : text) {
-    if (!text::unicode::is_python_space(c) && !text::unicode::is_whitespace(c) && !text::unicode::is_control(c)) {
-      return false;
-    }
-  }
-  return true;
-}
-
-}  // namespace
-
 bool PairReader::next(std::variant<PairRow, BadRow>& row) {
   std::string line;
   while (std::getline(in_, line)) {
@@ -43,9 +29,9 @@ bool PairReader::next(std::variant<PairRow, BadRow>& row) {
     PairRow pair{line_, line.substr(0, tab),
                  line.substr(tab + 1, tab2 == std::string::npos ? std::string::npos : tab2 - tab - 1),
                  tab2 == std::string::npos ? std::string() : line.substr(tab2 + 1)};
-    if (is_blank(pair.a)) {
+    if (text::unicode::is_blank(pair.a)) {
       row = BadRow{line_, "addr1 is empty"};
-    } else if (is_blank(pair.b)) {
+    } else if (text::unicode::is_blank(pair.b)) {
       row = BadRow{line_, "addr2 is empty"};
     } else {
       row = std::move(pair);

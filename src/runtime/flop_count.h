@@ -4,21 +4,22 @@
 #include <span>
 
 #include "model/config.h"
+#include "text/wordpiece_tokenizer.h"
 
 namespace geoalign::runtime {
 
 // Floating-point operations (multiply and add counted apart) of one classification
 // batch: every linear layer over all tokens, plus attention's QK^T and PV per sequence.
-inline double classification_flops(const model::BertConfig& c, std::span<const std::int32_t> cu_seqlens) {
+inline double classification_flops(const model::BertConfig& c, std::span<const text::EncodedInput* const> batch) {
   const double h = static_cast<double>(c.hidden_size), inner = static_cast<double>(c.intermediate_size);
   double tokens = 0, attention = 0;
-  for (std::size_t s = 1; s < cu_seqlens.size(); ++s) {
-    const double len = cu_seqlens[s] - cu_seqlens[s - 1];
+  for (const text::EncodedInput* input : batch) {
+    const auto len = static_cast<double>(input->input_ids.size());
     tokens += len;
     attention += 4 * len * len * h;
   }
   const double per_token_layer = 2 * (3 * h * h + h * h + 2 * h * inner);
-  const double sequences = static_cast<double>(cu_seqlens.size() - 1);
+  const auto sequences = static_cast<double>(batch.size());
   const double head = sequences * 2 * (h * h + h * static_cast<double>(c.labels.size()));
   return static_cast<double>(c.num_hidden_layers) * (tokens * per_token_layer + attention) + head;
 }

@@ -17,12 +17,8 @@ ApiError bad(const std::string& message) { return {400, "invalid_request", messa
 // Empty and whitespace-only addresses carry nothing to match.
 std::optional<ApiError> check_text(const std::string& s, const std::string& where) {
   if (text::find_invalid_utf8(s)) return ApiError{422, "invalid_text", where + " is not valid UTF-8"};
-  for (char32_t c : text::decode_utf8(s)) {
-    if (!text::unicode::is_python_space(c) && !text::unicode::is_whitespace(c) && !text::unicode::is_control(c)) {
-      return std::nullopt;
-    }
-  }
-  return ApiError{422, "invalid_text", where + " is empty"};
+  if (text::unicode::is_blank(s)) return ApiError{422, "invalid_text", where + " is empty"};
+  return std::nullopt;
 }
 
 std::optional<ApiError> take_strings(const json& array, const std::string& where, std::vector<std::string>& out) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "geoalign/error.h"
+#include "text/utf8.h"
 
 namespace geoalign::text::unicode {
 
@@ -120,6 +121,12 @@ bool is_cjk_ideograph(char32_t c) {
 }
 
 bool is_nonspacing_mark(char32_t c) { return (category_mask(c) & U_GC_MN_MASK) != 0; }
+
+bool is_blank(std::string_view utf8) {
+  const std::u32string text = decode_utf8(utf8);
+  return std::all_of(text.begin(), text.end(),
+                     [](char32_t c) { return is_python_space(c) || is_whitespace(c) || is_control(c); });
+}
 
 std::u32string nfc(std::u32string_view s) {
   if (std::all_of(s.begin(), s.end(), stable_under_nfc)) return std::u32string(s);

@@ -14,6 +14,10 @@ bool is_punctuation(char32_t c);    // ASCII symbols or category P*
 bool is_cjk_ideograph(char32_t c);  // the CJK blocks BERT splits into single characters
 bool is_nonspacing_mark(char32_t c);
 
+// True when valid UTF-8 text holds only whitespace and control/format characters:
+// an address with nothing in it. Throws Utf8Error on invalid UTF-8.
+bool is_blank(std::string_view utf8);
+
 std::u32string nfc(std::u32string_view s);
 std::u32string nfd(std::u32string_view s);
 // Full case mapping, as Python's str.lower().
