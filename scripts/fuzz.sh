@@ -17,9 +17,10 @@ seed() {  # name, then seed files
 seed fuzz_tokenizer "$root/examples/sample_pairs.tsv"
 seed fuzz_pair_reader "$root/examples/sample_pairs.tsv"
 seed fuzz_safetensors "$root/tests/fixtures/tiny_bert/model.safetensors"
+seed fuzz_parser "$root/examples/sample_pairs.tsv"
 
 mkdir -p "$out/crashes"
-for target in fuzz_tokenizer fuzz_safetensors fuzz_pair_reader; do
+for target in fuzz_tokenizer fuzz_safetensors fuzz_pair_reader fuzz_parser; do
   echo "== $target for ${seconds}s" >&2
   "$out/tests/fuzz/$target" -max_total_time="$seconds" -max_len=65536 -artifact_prefix="$out/crashes/$target-" \
     -print_final_stats=0 "$out/corpus/$target" 2>"$out/$target.log" || {

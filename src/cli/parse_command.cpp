@@ -1,0 +1,130 @@
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/pair_reader.h"
+#include "cli/span_report.h"
+#include "geo/address_parser.h"
+#include "geo/conll.h"
+#include "geo/tagger_eval.h"
+#include "geoalign/parser.h"
+#include "text/utf8.h"
+
+namespace geoalign::cli {
+
+namespace {
+
+nlohmann::json division_json(const std::optional<AdminDivision>& d) {
+  if (!d) return nullptr;
+  return d->name;
+}
+
+nlohmann::json parse_json(const ParsedAddress& p) {
+  nlohmann::json elements = nlohmann::json::array();
+  for (const auto& e : p.elements) {
+    elements.push_back({{"tag", e.tag}, {"text", e.text}, {"start", e.start}, {"end", e.end}});
+  }
+  const AdminChain& a = p.admin;
+  nlohmann::json inferred = nlohmann::json::array();
+  const std::pair<const char*, const std::optional<AdminDivision>*> levels[] = {
+      {"prov", &a.prov}, {"city", &a.city}, {"district", &a.district}, {"town", &a.town}};
+  nlohmann::json admin = nlohmann::json::object();
+  for (const auto& [name, division] : levels) {
+    admin[name] = division_json(*division);
+    if (*division && (*division)->inferred) inferred.push_back(name);
+  }
+  admin["adcode"] = a.adcode.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.adcode);
+  admin["inferred"] = inferred;
+  admin["ambiguous"] = a.ambiguous;
+  if (a.ambiguous) admin["candidates"] = a.candidates;
+  return {{"text", p.text}, {"elements", elements}, {"admin", admin}};
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+int evaluate(const std::filesystem::path& model, const std::string& file, bool json) {
+  const auto gazetteer = geo::Gazetteer::load(model / geo::kGazetteerFile);
+  const auto tagger = geo::SequenceTagger::load(model / geo::kTaggerFile);
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw Error("cannot open --eval " + file);
+  const auto data = geo::read_conll(in, file);
+  if (data.empty()) throw Error(file + " holds no tagged addresses");
+  const auto start = std::chrono::steady_clock::now();
+  const auto scores = geo::evaluate_tagger(data, gazetteer, tagger);
+  const double seconds = seconds_since(start);
+  const double rate = static_cast<double>(data.size()) / seconds;
+  if (json) {
+    nlohmann::json out = span_report_json(scores);
+    out["data"] = file;
+    out["addresses"] = data.size();
+    out["addresses_per_second"] = rate;
+    std::cout << out.dump(2) << "\n";
+  } else {
+    std::printf("%zu tagged addresses from %s, tagged in %.2f s (%.0f addresses/s, one thread)\n", data.size(),
+                file.c_str(), seconds, rate);
+    print_span_report(scores);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int run_parse(int argc, char** argv, int first) {
+  Args args("parse",
+            {{"model", true, "parser folder (tagger.bin, divisions.tsv)", "models/parser"},
+             {"eval", true, "score the tagger on a CoNLL file (token TAG lines) instead of parsing", ""},
+             {"json", false, "with --eval: print JSON", ""}},
+            "[FILE|-]  one address per line (default: standard input)");
+  args.parse(argc, argv, first);
+  if (args.flag("help")) {
+    std::cout << args.usage();
+    return 0;
+  }
+  if (!args.value("eval").empty()) return evaluate(args.value("model"), args.value("eval"), args.flag("json"));
+  if (args.positional().size() > 1) throw UsageError("at most one input file");
+
+  const AddressParser parser = AddressParser::load(args.value("model"));
+  const std::string input = args.positional().empty() ? "-" : args.positional()[0];
+  std::ifstream file;
+  if (input != "-") {
+    file.open(input, std::ios::binary);
+    if (!file) throw Error("cannot open " + input);
+  }
+  std::istream& in = input == "-" ? std::cin : file;
+
+  const auto start = std::chrono::steady_clock::now();
+  std::size_t line_number = 0, errors = 0;
+  std::string line;
+  // One output line per input line, so outputs can be pasted beside inputs; a bad line
+  // gets an error object in its place.
+  auto fail = [&](const std::string& reason) {
+    ++errors;
+    std::fprintf(stderr, "%s:%zu: %s\n", input.c_str(), line_number, reason.c_str());
+    std::cout << nlohmann::json{{"line", line_number}, {"error", reason}}.dump() << "\n";
+  };
+  while (std::getline(in, line)) {
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.size() > PairReader::kMaxLineBytes) {
+      fail("line is longer than " + std::to_string(PairReader::kMaxLineBytes) + " bytes");
+      continue;
+    }
+    if (const auto bad = text::find_invalid_utf8(line)) {
+      fail("invalid UTF-8 at byte " + std::to_string(*bad + 1) + " of the line");
+      continue;
+    }
+    std::cout << parse_json(parser.parse(line)).dump() << "\n";
+  }
+  if (in.bad()) throw Error("read error after line " + std::to_string(line_number) + " of " + input);
+  std::fprintf(stderr, "parsed %zu addresses (%zu errors) in %.2f s\n", line_number - errors, errors,
+               seconds_since(start));
+  return errors == 0 ? 0 : 1;
+}
+
+}  // namespace geoalign::cli

@@ -1,0 +1,54 @@
+#include "geo/address_parser.h"
+
+#include "geo/admin_resolver.h"
+#include "geo/address_tokens.h"
+#include "geo/tagger_features.h"
+#include "text/utf8.h"
+
+namespace geoalign {
+
+namespace geo {
+
+std::vector<AddressElement> tag_elements(std::u32string_view text, const Gazetteer& gazetteer,
+                                         const SequenceTagger& tagger) {
+  const auto tokens = tokenize_address(text);
+  const auto labels = tagger.tag(extract_features(tokens, gazetteer));
+  std::vector<AddressElement> elements;
+  for (const TagSpan& span : spans_from_labels(labels)) {
+    AddressElement e;
+    e.tag = tag_name(span.tag);
+    e.start = tokens[span.begin].start;
+    e.end = tokens[span.end - 1].end;
+    e.text = text::encode_utf8(text.substr(e.start, e.end - e.start));
+    elements.push_back(std::move(e));
+  }
+  return elements;
+}
+
+}  // namespace geo
+
+AddressParser::AddressParser(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+AddressParser::AddressParser(AddressParser&&) noexcept = default;
+AddressParser& AddressParser::operator=(AddressParser&&) noexcept = default;
+AddressParser::~AddressParser() = default;
+
+AddressParser AddressParser::load(const std::filesystem::path& dir) {
+  if (!std::filesystem::is_directory(dir)) {
+    throw Error("parser folder " + dir.string() + " does not exist (expected " + geo::kTaggerFile + " and " +
+                geo::kGazetteerFile + ")");
+  }
+  auto gazetteer = geo::Gazetteer::load(dir / geo::kGazetteerFile);
+  auto tagger = geo::SequenceTagger::load(dir / geo::kTaggerFile);
+  return AddressParser(std::make_unique<Impl>(Impl{std::move(gazetteer), std::move(tagger)}));
+}
+
+ParsedAddress AddressParser::parse(std::string_view utf8) const {
+  ParsedAddress out;
+  out.text = std::string(utf8);
+  const std::u32string text = text::decode_utf8(utf8);
+  out.elements = geo::tag_elements(text, impl_->gazetteer, impl_->tagger);
+  out.admin = geo::resolve_admin(out.elements, impl_->gazetteer);
+  return out;
+}
+
+}  // namespace geoalign

@@ -1,0 +1,25 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace geoalign::geo {
+
+// The unit the element tagger labels, as in the address_ner data: a run of ASCII digits,
+// a run of ASCII letters, or one other code point. Offsets are code points into the
+// original text, so elements can be reported against what the user gave us.
+struct AddressToken {
+  std::string text;  // full-width ASCII folded to half-width, so "１２号" tags like "12号"
+  std::size_t start = 0, end = 0;
+};
+
+// Whitespace and control characters separate tokens and are never tagged.
+std::vector<AddressToken> tokenize_address(std::u32string_view text);
+
+// U+FF01..U+FF5E to ASCII and U+3000 to a space; everything else unchanged. One code
+// point in, one out, which keeps offsets valid.
+char32_t fold_width(char32_t c);
+
+}  // namespace geoalign::geo

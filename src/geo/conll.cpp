@@ -1,0 +1,76 @@
+#include "geo/conll.h"
+
+#include <algorithm>
+
+#include "geoalign/error.h"
+#include "text/utf8.h"
+
+namespace geoalign::geo {
+
+namespace {
+
+void append_token(TaggedAddress& address, const std::string& token, Label label) {
+  const std::u32string cps = text::decode_utf8(token);
+  const std::size_t offset = address.text.size();
+  address.text += cps;
+  auto pieces = tokenize_address(cps);
+  for (std::size_t p = 0; p < pieces.size(); ++p) {
+    pieces[p].start += offset;
+    pieces[p].end += offset;
+    address.labels.push_back(p == 0 ? label : inside_label(label_tag(label)));
+    address.tokens.push_back(std::move(pieces[p]));
+  }
+}
+
+}  // namespace
+
+std::vector<TaggedAddress> read_conll(std::istream& in, const std::string& source_name) {
+  std::vector<TaggedAddress> out;
+  TaggedAddress current;
+  std::string line;
+  std::size_t line_number = 0;
+  auto finish = [&] {
+    if (!current.tokens.empty()) out.push_back(std::move(current));
+    current = TaggedAddress{};
+  };
+  while (std::getline(in, line)) {
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const std::string where = source_name + ":" + std::to_string(line_number);
+    if (const auto bad = text::find_invalid_utf8(line)) {
+      throw Error(where + ": invalid UTF-8 at byte " + std::to_string(*bad + 1));
+    }
+    const auto first = line.find_first_not_of(" \t");
+    if (first == std::string::npos) {
+      finish();
+      continue;
+    }
+    const auto split = line.find_last_of(" \t");
+    if (split == std::string::npos || split < first) throw Error(where + ": expected \"token TAG\"");
+    const std::string token = line.substr(first, line.find_last_not_of(" \t", split) + 1 - first);
+    const auto label = parse_label(std::string_view(line).substr(split + 1));
+    if (!label) throw Error(where + ": unknown tag \"" + line.substr(split + 1) + "\"");
+    if (current.tokens.empty() && current.text.empty()) current.line = line_number;
+    append_token(current, token, *label);
+  }
+  if (in.bad()) throw Error(source_name + ": read error after line " + std::to_string(line_number));
+  finish();
+  return out;
+}
+
+void SpanScores::add(const std::vector<TagSpan>& gold, const std::vector<TagSpan>& predicted) {
+  for (const auto& g : gold) {
+    ++overall_.gold;
+    ++by_tag_[tag_name(g.tag)].gold;
+  }
+  for (const auto& p : predicted) {
+    ++overall_.predicted;
+    ++by_tag_[tag_name(p.tag)].predicted;
+    if (std::find(gold.begin(), gold.end(), p) != gold.end()) {
+      ++overall_.correct;
+      ++by_tag_[tag_name(p.tag)].correct;
+    }
+  }
+}
+
+}  // namespace geoalign::geo

@@ -1,0 +1,53 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "geo/tag_set.h"
+#include "geo/tagger_features.h"
+
+namespace geoalign::geo {
+
+// A linear-chain tagger over hashed features: each feature holds weights for the few
+// labels it ever voted for, and label pairs hold transition weights. Immutable and
+// thread-safe once built.
+class SequenceTagger {
+ public:
+  struct FeatureWeights {
+    std::uint64_t id = 0;
+    std::vector<std::pair<Label, float>> weights;
+  };
+
+  // transitions: (kNumLabels + 1) x kNumLabels, the last row scoring the first label.
+  SequenceTagger(std::vector<float> transitions, std::vector<FeatureWeights> features);
+
+  // Throws Error naming the file for a wrong magic, version, size or out-of-range value.
+  static SequenceTagger load(const std::filesystem::path& file);
+  void save(const std::filesystem::path& file) const;
+
+  std::vector<Label> tag(const TokenFeatures& features) const;
+  // Per-token label scores, tokens x kNumLabels (what tag() decodes).
+  std::vector<float> emissions(const TokenFeatures& features) const;
+
+  std::size_t num_features() const { return ids_.size(); }
+  std::size_t num_weights() const { return entry_labels_.size(); }
+
+ private:
+  SequenceTagger() = default;
+  void build_index();
+  // Index of the feature, or -1 if the tagger never saw it.
+  std::ptrdiff_t find(std::uint64_t id) const;
+
+  std::vector<float> transitions_;
+  std::vector<std::uint64_t> ids_;  // sorted
+  std::vector<std::uint32_t> row_begin_;
+  std::vector<Label> entry_labels_;
+  std::vector<float> entry_weights_;
+  std::vector<std::uint32_t> slots_;  // open addressing: feature index + 1, 0 = empty
+};
+
+}  // namespace geoalign::geo

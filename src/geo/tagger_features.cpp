@@ -1,0 +1,227 @@
+#include "geo/tagger_features.h"
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+#include "text/unicode.h"
+#include "text/utf8.h"
+
+namespace geoalign::geo {
+
+namespace {
+
+// FNV-1a, seeded by the template so that equal strings in different templates differ.
+class FeatureHash {
+ public:
+  explicit FeatureHash(std::uint8_t template_id) { byte(template_id); }
+  FeatureHash& add(std::string_view s) {
+    for (const char c : s) byte(static_cast<std::uint8_t>(c));
+    byte(0x1F);
+    return *this;
+  }
+  FeatureHash& add(std::uint64_t v) {
+    for (int i = 0; i < 8; ++i) byte(static_cast<std::uint8_t>(v >> (8 * i)));
+    return *this;
+  }
+  std::uint64_t value() const { return h_; }
+
+ private:
+  void byte(std::uint8_t b) {
+    h_ ^= b;
+    h_ *= 0x100000001b3ULL;
+  }
+  std::uint64_t h_ = 0xcbf29ce484222325ULL;
+};
+
+enum Template : std::uint8_t {
+  kBias, kWord, kBigram, kTrigram, kClasses, kNextKeyword, kPrevKeyword,
+  kGazetteer, kGazetteerLongest, kGazetteerRepeat, kEdge, kKeywordPair,
+};
+
+constexpr std::u32string_view kChineseNumerals = U"零〇一二三四五六七八九十百千两";
+// Characters that end or mark address elements; the distance to the nearest one on each
+// side tells the tagger where in an element a character sits.
+constexpr std::u32string_view kKeywords =
+    U"省市区县镇乡街道路巷弄里号栋幢座楼层室单元村组社苑园庄院厦场城湾坊寓舍门铺店司厂站馆校部";
+
+constexpr std::size_t kKeywordReach = 8;
+
+bool is_keyword(char32_t c) { return c != 0 && kKeywords.find(c) != std::u32string_view::npos; }
+
+// What a token contributes to n-grams: digits and letters by their length, not their
+// value, so unseen house numbers look like seen ones.
+std::string token_key(const AddressToken& t) {
+  const char first = t.text[0];
+  if (first >= '0' && first <= '9') return "#D" + std::to_string(std::min<std::size_t>(t.text.size(), 5));
+  if ((first >= 'a' && first <= 'z') || (first >= 'A' && first <= 'Z')) return t.text.size() == 1 ? "#L1" : "#L+";
+  return t.text;
+}
+
+char token_class(const AddressToken& t) {
+  const char first = t.text[0];
+  if (first >= '0' && first <= '9') return 'D';
+  if ((first >= 'a' && first <= 'z') || (first >= 'A' && first <= 'Z')) return 'L';
+  const std::u32string cps = text::decode_utf8(t.text);
+  if (cps.size() != 1) return 'O';
+  if (kChineseNumerals.find(cps[0]) != std::u32string_view::npos) return 'N';
+  if (text::unicode::is_cjk_ideograph(cps[0])) return 'C';
+  if (text::unicode::is_punctuation(cps[0])) return 'P';
+  return 'O';
+}
+
+struct GazetteerMatch {
+  std::size_t begin = 0, end = 0;
+  std::span<const std::int32_t> divisions;
+  // Bit 2 * level + full: which levels the text names, by full or by short name.
+  std::uint8_t kinds = 0;
+};
+
+std::vector<GazetteerMatch> find_matches(const std::u32string& chars, const Gazetteer& gazetteer) {
+  std::vector<GazetteerMatch> matches;
+  for (std::size_t s = 0; s < chars.size(); ++s) {
+    if (chars[s] == 0) continue;
+    gazetteer.prefixes(std::u32string_view(chars).substr(s), [&](std::size_t length, std::span<const std::int32_t> d) {
+      if (length < 2) return;
+      GazetteerMatch m{s, s + length, d, 0};
+      for (const auto index : d) {
+        const Division& division = gazetteer.division(index);
+        const bool full = division.name_length == length;
+        m.kinds = static_cast<std::uint8_t>(m.kinds | (1u << (2 * static_cast<unsigned>(division.level) + full)));
+      }
+      matches.push_back(m);
+    });
+  }
+  return matches;
+}
+
+// Whether match m names again a place an earlier match already named: the same text, or
+// a division at or below one named before ("杭州市余杭区...杭州市余杭区", "浙江杭州...杭州").
+// Names shared by many places (城关镇) are left to the text comparison.
+std::vector<bool> find_repeats(const std::vector<GazetteerMatch>& matches, const std::u32string& chars,
+                               const Gazetteer& gazetteer) {
+  constexpr std::size_t kMaxDivisionsCompared = 4;
+  std::vector<bool> repeats(matches.size(), false);
+  auto text_of = [&](const GazetteerMatch& m) {
+    return std::u32string_view(chars).substr(m.begin, m.end - m.begin);
+  };
+  for (std::size_t m = 0; m < matches.size(); ++m) {
+    for (std::size_t e = 0; e < m && !repeats[m]; ++e) {
+      if (matches[e].end > matches[m].begin) continue;
+      if (text_of(matches[e]) == text_of(matches[m])) {
+        repeats[m] = true;
+        break;
+      }
+      if (matches[e].divisions.size() > kMaxDivisionsCompared || matches[m].divisions.size() > kMaxDivisionsCompared) {
+        continue;
+      }
+      for (const auto earlier : matches[e].divisions) {
+        for (const auto later : matches[m].divisions) {
+          if (gazetteer.is_ancestor_or_self(later, earlier)) repeats[m] = true;
+        }
+      }
+    }
+  }
+  return repeats;
+}
+
+char position_in(const GazetteerMatch& m, std::size_t i) { return i == m.begin ? 'B' : i + 1 == m.end ? 'E' : 'I'; }
+
+}  // namespace
+
+TokenFeatures extract_features(const std::vector<AddressToken>& tokens, const Gazetteer& gazetteer) {
+  const std::size_t n = tokens.size();
+  std::vector<std::string> keys(n);
+  std::string classes(n, 'O');
+  std::u32string chars(n, 0);  // one code point per single-character token, 0 elsewhere
+  for (std::size_t i = 0; i < n; ++i) {
+    keys[i] = token_key(tokens[i]);
+    classes[i] = token_class(tokens[i]);
+    const std::u32string cps = text::decode_utf8(tokens[i].text);
+    if (cps.size() == 1) chars[i] = cps[0];
+  }
+  auto key = [&](std::ptrdiff_t i) -> std::string_view {
+    if (i < 0) return "<s>";
+    if (i >= static_cast<std::ptrdiff_t>(n)) return "</s>";
+    return keys[static_cast<std::size_t>(i)];
+  };
+  auto cls = [&](std::ptrdiff_t i) -> std::string_view {
+    if (i < 0 || i >= static_cast<std::ptrdiff_t>(n)) return "_";
+    return std::string_view(classes).substr(static_cast<std::size_t>(i), 1);
+  };
+
+  const auto matches = find_matches(chars, gazetteer);
+  const auto repeats = find_repeats(matches, chars, gazetteer);
+
+  TokenFeatures out;
+  out.ids.reserve(n * 24);
+  out.begin.reserve(n + 1);
+  std::vector<std::uint64_t> ids;
+  for (std::size_t u = 0; u < n; ++u) {
+    const auto i = static_cast<std::ptrdiff_t>(u);
+    ids.clear();
+    ids.push_back(FeatureHash(kBias).value());
+    for (std::ptrdiff_t o = -2; o <= 2; ++o) ids.push_back(FeatureHash(kWord).add(std::uint64_t(o + 2)).add(key(i + o)).value());
+    for (std::ptrdiff_t o = -2; o <= 1; ++o) {
+      ids.push_back(FeatureHash(kBigram).add(std::uint64_t(o + 2)).add(key(i + o)).add(key(i + o + 1)).value());
+    }
+    for (std::ptrdiff_t o = -2; o <= 0; ++o) {
+      ids.push_back(
+          FeatureHash(kTrigram).add(std::uint64_t(o + 2)).add(key(i + o)).add(key(i + o + 1)).add(key(i + o + 2)).value());
+    }
+    ids.push_back(FeatureHash(kClasses).add(cls(i - 1)).add(cls(i)).add(cls(i + 1)).value());
+    ids.push_back(FeatureHash(kEdge).add(std::uint64_t(u == 0) | (std::uint64_t(u + 1 == n) << 1)).value());
+
+    std::string_view next_keyword = "</s>", previous_keyword = "<s>";
+    std::size_t next_distance = 0, previous_distance = 0;
+    for (std::size_t d = 1; d <= kKeywordReach && u + d < n; ++d) {
+      if (is_keyword(chars[u + d])) {
+        next_keyword = keys[u + d];
+        next_distance = d;
+        break;
+      }
+    }
+    for (std::size_t d = 1; d <= kKeywordReach && d <= u; ++d) {
+      if (is_keyword(chars[u - d])) {
+        previous_keyword = keys[u - d];
+        previous_distance = d;
+        break;
+      }
+    }
+    ids.push_back(FeatureHash(kNextKeyword).add(next_keyword).add(std::uint64_t(next_distance)).value());
+    ids.push_back(FeatureHash(kPrevKeyword).add(previous_keyword).add(std::uint64_t(previous_distance)).value());
+    ids.push_back(FeatureHash(kKeywordPair).add(previous_keyword).add(key(i)).add(next_keyword).value());
+
+    const GazetteerMatch* longest = nullptr;
+    for (std::size_t m = 0; m < matches.size(); ++m) {
+      const GazetteerMatch& match = matches[m];
+      if (match.begin > u || match.end <= u) continue;
+      if (!longest || match.end - match.begin > longest->end - longest->begin) longest = &match;
+      const std::string position(1, position_in(match, u));
+      for (unsigned level = 0; level < kNumAdminLevels; ++level) {
+        for (unsigned full = 0; full < 2; ++full) {
+          if (!(match.kinds & (1u << (2 * level + full)))) continue;
+          const char* level_name = admin_level_name(static_cast<AdminLevel>(level));
+          ids.push_back(FeatureHash(kGazetteer).add(level_name).add(position).add(std::uint64_t(full)).value());
+          if (repeats[m]) ids.push_back(FeatureHash(kGazetteerRepeat).add(level_name).add(position).value());
+        }
+      }
+    }
+    if (longest) {
+      for (unsigned level = 0; level < kNumAdminLevels; ++level) {
+        if (!(longest->kinds & (3u << (2 * level)))) continue;
+        ids.push_back(FeatureHash(kGazetteerLongest)
+                          .add(admin_level_name(static_cast<AdminLevel>(level)))
+                          .add(std::string(1, position_in(*longest, u)))
+                          .value());
+      }
+    }
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    out.ids.insert(out.ids.end(), ids.begin(), ids.end());
+    out.begin.push_back(static_cast<std::uint32_t>(out.ids.size()));
+  }
+  return out;
+}
+
+}  // namespace geoalign::geo

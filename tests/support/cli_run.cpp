@@ -1,0 +1,28 @@
+#include "support/cli_run.h"
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <sstream>
+
+#include "support/temp_dir.h"
+
+namespace geoalign::testing {
+
+CliResult run_cli(const std::string& args, const std::string& input) {
+  TempDir dir;
+  write_file(dir / "stdin", input);
+  const std::string command = std::string(GEOALIGN_CLI) + " " + args + " <" + (dir / "stdin").string() + " >" +
+                              (dir / "out").string() + " 2>" + (dir / "err").string();
+  const int status = std::system(command.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(dir / "out"), read_file(dir / "err")};
+}
+
+std::vector<std::string> lines(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+}  // namespace geoalign::testing

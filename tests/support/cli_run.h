@@ -1,0 +1,18 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace geoalign::testing {
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+// Runs the geoalign binary with `args` (already shell-quoted), feeding `input` on stdin.
+CliResult run_cli(const std::string& args, const std::string& input = "");
+
+std::vector<std::string> lines(const std::string& s);
+
+}  // namespace geoalign::testing

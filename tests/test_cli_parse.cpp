@@ -1,0 +1,52 @@
+// `geoalign parse` end to end: one JSON line per input line, and --eval.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/cli_run.h"
+#include "support/temp_dir.h"
+
+namespace geoalign {
+namespace {
+
+using namespace geoalign::testing;
+
+std::string shipped_parser() { return (source_dir() / "models/parser").string(); }
+
+TEST(CliParse, OneOutputLinePerInputLineAndErrorsInPlace) {
+  const std::string long_line(30000, 'a');
+  const auto r = run_cli("parse --model " + shipped_parser(), "杭州市西湖区文三路90号\n\xff\xfe\n\n" + long_line + "\n北京朝阳\n");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const auto out = lines(r.out);
+  ASSERT_EQ(out.size(), 5u) << r.out;
+  const auto first = nlohmann::json::parse(out[0]);
+  EXPECT_EQ(first["admin"]["city"], "杭州市");
+  EXPECT_EQ(first["elements"][0]["start"], 0);
+  const auto bad = nlohmann::json::parse(out[1]);
+  EXPECT_EQ(bad["line"], 2);
+  EXPECT_NE(bad["error"].get<std::string>().find("invalid UTF-8"), std::string::npos);
+  EXPECT_TRUE(nlohmann::json::parse(out[2])["elements"].empty());
+  EXPECT_EQ(nlohmann::json::parse(out[3])["text"].get<std::string>().size(), long_line.size());
+  EXPECT_EQ(nlohmann::json::parse(out[4])["admin"]["district"], "朝阳区");
+  EXPECT_NE(r.err.find("-:2: invalid UTF-8"), std::string::npos) << r.err;
+}
+
+TEST(CliParse, EvalScoresSpans) {
+  TempDir dir;
+  write_file(dir / "tagged.txt", "杭 B-city\n州 I-city\n市 I-city\n文 B-road\n三 I-road\n路 I-road\n90 B-roadno\n号 I-roadno\n\n");
+  const auto r = run_cli("parse --model " + shipped_parser() + " --json --eval " + (dir / "tagged.txt").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto report = nlohmann::json::parse(r.out);
+  EXPECT_EQ(report["addresses"], 1);
+  EXPECT_EQ(report["overall"]["gold"], 3);
+  EXPECT_EQ(report["tags"]["city"]["correct"], 1);
+}
+
+TEST(CliParse, MissingModelFolderIsAClearError) {
+  const auto r = run_cli("parse --model /nonexistent/parser", "杭州\n");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("/nonexistent/parser does not exist"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace geoalign

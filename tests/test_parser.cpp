@@ -1,0 +1,369 @@
+// The address parser: tokens, tags, gazetteer, tagger training and decoding, admin
+// completion, and the shipped parser on hand-checked addresses.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <sstream>
+
+#include "geo/address_tokens.h"
+#include "geo/admin_resolver.h"
+#include "geo/conll.h"
+#include "geo/gazetteer.h"
+#include "geo/sequence_tagger.h"
+#include "geo/tag_set.h"
+#include "geo/tagger_eval.h"
+#include "geo/tagger_training.h"
+#include "geo/viterbi.h"
+#include "geoalign/parser.h"
+#include "support/temp_dir.h"
+#include "text/utf8.h"
+
+namespace geoalign::geo {
+namespace {
+
+using namespace geoalign::testing;
+
+constexpr const char* kSmallGazetteer =
+    "# code\tlevel\tname\tparent\n"
+    "11\tprov\t北京市\t\n"
+    "1101\tcity\t市辖区\t11\n"
+    "110105\tdistrict\t朝阳区\t1101\n"
+    "22\tprov\t吉林省\t\n"
+    "2201\tcity\t长春市\t22\n"
+    "220104\tdistrict\t朝阳区\t2201\n"
+    "2224\tcity\t延边朝鲜族自治州\t22\n"
+    "33\tprov\t浙江省\t\n"
+    "3301\tcity\t杭州市\t33\n"
+    "330110\tdistrict\t余杭区\t3301\n"
+    "330110005\ttown\t五常街道\t330110\n"
+    "45\tprov\t广西壮族自治区\t\n";
+
+Gazetteer small_gazetteer() {
+  std::istringstream in(kSmallGazetteer);
+  return Gazetteer::parse(in, "small.tsv");
+}
+
+std::vector<std::string> texts(const std::vector<AddressToken>& tokens) {
+  std::vector<std::string> out;
+  for (const auto& t : tokens) out.push_back(t.text);
+  return out;
+}
+
+TEST(AddressTokens, DigitAndLetterRunsStayWholeAndOffsetsAreCodePoints) {
+  const auto tokens = tokenize_address(text::decode_utf8("ＡＢ12号 楼3-5室"));
+  EXPECT_EQ(texts(tokens), (std::vector<std::string>{"AB", "12", "号", "楼", "3", "-", "5", "室"}));
+  EXPECT_EQ(tokens[0].start, 0u);
+  EXPECT_EQ(tokens[0].end, 2u);
+  EXPECT_EQ(tokens[3].start, 6u);  // the space at 5 is skipped
+  EXPECT_EQ(tokens.back().end, 11u);
+}
+
+TEST(TagSet, LabelsParseCaseInsensitively) {
+  EXPECT_EQ(parse_label("B-devZone"), begin_label(*tag_index("devzone")));
+  EXPECT_EQ(parse_label("I-subRoadno"), inside_label(*tag_index("subroadno")));
+  EXPECT_FALSE(parse_label("O"));
+  EXPECT_FALSE(parse_label("B-street"));
+  EXPECT_FALSE(parse_label("X-road"));
+}
+
+TEST(TagSet, SpansFollowConlleval) {
+  const auto road = *tag_index("road"), poi = *tag_index("poi");
+  const std::vector<Label> labels = {begin_label(road), inside_label(road), inside_label(poi), begin_label(poi)};
+  const std::vector<TagSpan> expected = {{road, 0, 2}, {poi, 2, 3}, {poi, 3, 4}};
+  EXPECT_EQ(spans_from_labels(labels), expected);
+}
+
+TEST(Gazetteer, FullAndShortNamesAndPlaceholders) {
+  const Gazetteer g = small_gazetteer();
+  auto codes = [&](std::u32string_view name) {
+    std::vector<std::string> out;
+    for (const auto d : g.lookup(name)) out.push_back(g.division(d).code);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  EXPECT_EQ(codes(U"北京"), std::vector<std::string>{"11"});
+  EXPECT_EQ(codes(U"北京市"), std::vector<std::string>{"11"});
+  EXPECT_EQ(codes(U"朝阳"), (std::vector<std::string>{"110105", "220104"}));
+  EXPECT_EQ(codes(U"广西"), std::vector<std::string>{"45"});
+  EXPECT_EQ(codes(U"延边"), std::vector<std::string>{"2224"});
+  EXPECT_EQ(codes(U"五常"), std::vector<std::string>{"330110005"});
+  EXPECT_TRUE(codes(U"市辖区").empty());
+  EXPECT_TRUE(codes(U"北").empty());
+  const auto chain = g.chain(g.lookup(U"五常街道")[0]);
+  ASSERT_EQ(chain.size(), 4u);
+  EXPECT_EQ(g.division(chain[0]).name, "浙江省");
+}
+
+TEST(Gazetteer, ShortNamesNeverDropBelowTwoCharacters) {
+  EXPECT_TRUE(short_names(U"泾县", AdminLevel::District).empty());
+  EXPECT_EQ(short_names(U"黔东南苗族侗族自治州", AdminLevel::City), std::vector<std::u32string>{U"黔东南"});
+  EXPECT_EQ(short_names(U"新疆维吾尔自治区", AdminLevel::Prov), std::vector<std::u32string>{U"新疆"});
+}
+
+void expect_gazetteer_error(const std::string& tsv, const std::string& fragment) {
+  std::istringstream in(tsv);
+  try {
+    Gazetteer::parse(in, "g.tsv");
+    FAIL() << "accepted: " << tsv;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
+TEST(Gazetteer, MalformedRowsNameTheLine) {
+  expect_gazetteer_error("11\tprov\t北京市\t\n12\tstate\t天津市\t\n", "g.tsv:2: unknown level");
+  expect_gazetteer_error("11\tprov\t北京市\t\n1101\tcity\t市辖区\t99\n", "g.tsv:2: parent_code 99");
+  expect_gazetteer_error("11\tprov\t北京市\t\n11\tprov\t天津市\t\n", "g.tsv:2: duplicate code");
+  expect_gazetteer_error("11\tprov\t北\xff\t\n", "g.tsv:1: invalid UTF-8");
+  expect_gazetteer_error("11 prov\n", "g.tsv:1: expected");
+  expect_gazetteer_error("110105\tdistrict\t朝阳区\t\n", "g.tsv:1: provinces");
+  expect_gazetteer_error("# only a comment\n", "no divisions");
+}
+
+// Every allowed label sequence of length 3, scored directly.
+std::vector<Label> brute_force(const std::vector<float>& emissions, const std::vector<float>& transitions) {
+  constexpr std::size_t L = kNumLabels;
+  float best = -1e30f;
+  std::vector<Label> best_labels;
+  for (std::size_t a = 0; a < L; ++a) {
+    for (std::size_t b = 0; b < L; ++b) {
+      for (std::size_t c = 0; c < L; ++c) {
+        const std::vector<Label> y = {Label(a), Label(b), Label(c)};
+        if (!transition_allowed(std::nullopt, y[0]) || !transition_allowed(y[0], y[1]) || !transition_allowed(y[1], y[2])) {
+          continue;
+        }
+        float s = transitions[L * L + a] + emissions[a];
+        s += transitions[a * L + b] + emissions[L + b];
+        s += transitions[b * L + c] + emissions[2 * L + c];
+        if (s > best) {
+          best = s;
+          best_labels = y;
+        }
+      }
+    }
+  }
+  return best_labels;
+}
+
+TEST(Viterbi, FindsTheBestWellFormedSequence) {
+  std::mt19937 rng(7);
+  std::normal_distribution<float> noise(0.0f, 1.0f);
+  for (int trial = 0; trial < 5; ++trial) {
+    std::vector<float> emissions(3 * kNumLabels), transitions((kNumLabels + 1) * kNumLabels);
+    for (auto& e : emissions) e = noise(rng);
+    for (auto& t : transitions) t = noise(rng);
+    // Tempt it with an ill-formed start.
+    emissions[inside_label(3)] = 50.0f;
+    EXPECT_EQ(viterbi(emissions, transitions), brute_force(emissions, transitions)) << "trial " << trial;
+  }
+}
+
+// Addresses built from a tiny grammar: province, city, district, road, number.
+std::vector<TaggedAddress> synthetic_addresses(std::size_t count, std::uint32_t seed) {
+  const std::vector<std::string> provinces = {"浙江省", "吉林省", "北京"}, cities = {"杭州市", "长春市", "延边"};
+  const std::vector<std::string> districts = {"余杭区", "朝阳区"}, roads = {"文一西路", "建国路", "人民大街", "解放路"};
+  std::mt19937 rng(seed);
+  auto pick = [&](const std::vector<std::string>& v) { return v[rng() % v.size()]; };
+  std::vector<TaggedAddress> out;
+  for (std::size_t i = 0; i < count; ++i) {
+    std::ostringstream conll;
+    auto element = [&](const std::string& text, const char* tag) {
+      const std::u32string cps = text::decode_utf8(text);
+      for (std::size_t c = 0; c < cps.size(); ++c) {
+        conll << text::encode_utf8(cps.substr(c, 1)) << (c == 0 ? " B-" : " I-") << tag << "\n";
+      }
+    };
+    if (rng() % 2) element(pick(provinces), "prov");
+    element(pick(cities), "city");
+    element(pick(districts), "district");
+    element(pick(roads), "road");
+    conll << (rng() % 900 + 1) << " B-roadno\n号 I-roadno\n\n";
+    std::istringstream in(conll.str());
+    auto parsed = read_conll(in, "synthetic");
+    out.insert(out.end(), parsed.begin(), parsed.end());
+  }
+  return out;
+}
+
+std::vector<TaggedSequence> featurize(const std::vector<TaggedAddress>& data, const Gazetteer& g) {
+  std::vector<TaggedSequence> out;
+  for (const auto& a : data) out.push_back({extract_features(a.tokens, g), a.labels});
+  return out;
+}
+
+TEST(TaggerTraining, LearnsAGrammarAndGeneralizesToUnseenAddresses) {
+  const Gazetteer g = small_gazetteer();
+  const auto train = synthetic_addresses(200, 1), test = synthetic_addresses(100, 2);
+  int epochs_seen = 0;
+  TaggerTrainingOptions options;
+  options.epochs = 4;
+  options.on_epoch = [&](int, const SequenceTagger&) { ++epochs_seen; };
+  const SequenceTagger tagger = train_tagger(featurize(train, g), options);
+  EXPECT_EQ(epochs_seen, 4);
+  EXPECT_GE(evaluate_tagger(test, g, tagger).overall().f1(), 0.99);
+}
+
+TEST(TaggerTraining, IsDeterministicAndSurvivesSaveAndLoad) {
+  const Gazetteer g = small_gazetteer();
+  const auto data = featurize(synthetic_addresses(50, 3), g);
+  TaggerTrainingOptions options;
+  options.epochs = 2;
+  const SequenceTagger a = train_tagger(data, options), b = train_tagger(data, options);
+  TempDir dir;
+  a.save(dir / "a.bin");
+  b.save(dir / "b.bin");
+  EXPECT_EQ(read_file(dir / "a.bin"), read_file(dir / "b.bin"));
+  const SequenceTagger loaded = SequenceTagger::load(dir / "a.bin");
+  EXPECT_EQ(loaded.num_features(), a.num_features());
+  for (const auto& seq : data) EXPECT_EQ(loaded.emissions(seq.features), a.emissions(seq.features));
+}
+
+void expect_load_error(const std::string& contents, const std::string& fragment) {
+  TempDir dir;
+  write_file(dir / "t.bin", contents);
+  try {
+    SequenceTagger::load(dir / "t.bin");
+    FAIL() << "loaded a damaged tagger";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
+TEST(TaggerFile, DamagedFilesGiveClearErrors) {
+  const Gazetteer g = small_gazetteer();
+  TaggerTrainingOptions options;
+  options.epochs = 1;
+  TempDir dir;
+  train_tagger(featurize(synthetic_addresses(20, 4), g), options).save(dir / "t.bin");
+  const std::string good = read_file(dir / "t.bin");
+  expect_load_error(good.substr(0, good.size() - 3), "truncated or corrupt");
+  expect_load_error(good.substr(0, 10), "truncated (no header)");
+  expect_load_error("NOTATAGGER" + good.substr(10), "not a geoalign tagger");
+  std::string other_version = good;
+  other_version[12] = 99;  // feature_version
+  expect_load_error(other_version, "feature version 99");
+  std::string bad_label = good;
+  bad_label.back() = static_cast<char>(200);
+  expect_load_error(bad_label, "label out of range");
+}
+
+TEST(Conll, SplitTokensKeepTheirTagAndBadLinesNameTheirPlace) {
+  std::istringstream in("12-3 B-houseno\n室 I-houseno\n\n\n杭 B-city\n州 I-city\n");
+  const auto data = read_conll(in, "x.txt");
+  ASSERT_EQ(data.size(), 2u);
+  EXPECT_EQ(texts(data[0].tokens), (std::vector<std::string>{"12", "-", "3", "室"}));
+  const auto house = *tag_index("houseno");
+  EXPECT_EQ(data[0].labels, (std::vector<Label>{begin_label(house), inside_label(house), inside_label(house),
+                                                 inside_label(house)}));
+  EXPECT_EQ(data[1].line, 5u);
+  std::istringstream bad("杭 B-city\n州 I-town-x\n");
+  EXPECT_THROW(
+      {
+        try {
+          read_conll(bad, "x.txt");
+        } catch (const Error& e) {
+          EXPECT_NE(std::string(e.what()).find("x.txt:2: unknown tag"), std::string::npos);
+          throw;
+        }
+      },
+      Error);
+}
+
+TEST(SpanScores, CountsAsConllevalDoes) {
+  SpanScores s;
+  s.add({{1, 0, 2}, {2, 2, 4}, {7, 4, 6}}, {{1, 0, 2}, {2, 2, 5}, {7, 5, 6}});
+  EXPECT_EQ(s.overall().gold, 3u);
+  EXPECT_EQ(s.overall().predicted, 3u);
+  EXPECT_EQ(s.overall().correct, 1u);
+  EXPECT_NEAR(s.overall().f1(), 1.0 / 3.0, 1e-12);
+  EXPECT_EQ(s.by_tag().at("prov").correct, 1u);
+  EXPECT_EQ(s.by_tag().at("road").correct, 0u);
+}
+
+AddressElement element(const char* tag, const char* text) { return {tag, text, 0, 0}; }
+
+TEST(AdminResolver, CompletesMissingLevelsAndMarksThemInferred) {
+  const Gazetteer g = small_gazetteer();
+  const auto admin = resolve_admin({element("district", "余杭区"), element("road", "文一西路")}, g);
+  EXPECT_FALSE(admin.ambiguous);
+  ASSERT_TRUE(admin.prov && admin.city && admin.district);
+  EXPECT_EQ(admin.prov->name, "浙江省");
+  EXPECT_TRUE(admin.prov->inferred);
+  EXPECT_EQ(admin.city->name, "杭州市");
+  EXPECT_TRUE(admin.city->inferred);
+  EXPECT_FALSE(admin.district->inferred);
+  EXPECT_FALSE(admin.town);
+  EXPECT_EQ(admin.adcode, "330110");
+}
+
+TEST(AdminResolver, AmbiguousNamesAreReportedNotGuessed) {
+  const Gazetteer g = small_gazetteer();
+  const auto alone = resolve_admin({element("district", "朝阳区")}, g);
+  EXPECT_TRUE(alone.ambiguous);
+  EXPECT_EQ(alone.candidates.size(), 2u);
+  EXPECT_FALSE(alone.prov);
+  EXPECT_TRUE(alone.adcode.empty());
+
+  const auto with_city = resolve_admin({element("city", "长春"), element("district", "朝阳")}, g);
+  EXPECT_FALSE(with_city.ambiguous);
+  EXPECT_EQ(with_city.adcode, "220104");
+  EXPECT_EQ(with_city.prov->name, "吉林省");
+
+  // A municipality's city level takes the municipality's name and is named with it.
+  const auto beijing = resolve_admin({element("prov", "北京"), element("district", "朝阳区")}, g);
+  EXPECT_EQ(beijing.adcode, "110105");
+  EXPECT_EQ(beijing.city->name, "北京市");
+  EXPECT_FALSE(beijing.city->inferred);
+}
+
+// The shipped parser, on addresses written for this test.
+class ShippedParser : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { parser_ = new AddressParser(AddressParser::load(source_dir() / "models/parser")); }
+  static void TearDownTestSuite() { delete parser_; }
+  static AddressParser* parser_;
+};
+AddressParser* ShippedParser::parser_ = nullptr;
+
+std::vector<std::pair<std::string, std::string>> tags_and_texts(const ParsedAddress& p) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& e : p.elements) out.emplace_back(e.tag, e.text);
+  return out;
+}
+
+TEST_F(ShippedParser, TagsAFullAddress) {
+  const auto p = parser_->parse("浙江省杭州市余杭区五常街道文一西路969号");
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"prov", "浙江省"}, {"city", "杭州市"}, {"district", "余杭区"}, {"town", "五常街道"},
+      {"road", "文一西路"}, {"roadno", "969号"}};
+  EXPECT_EQ(tags_and_texts(p), expected);
+  EXPECT_EQ(p.admin.adcode, "330110005");
+  EXPECT_FALSE(p.admin.prov->inferred);
+}
+
+TEST_F(ShippedParser, OffsetsAreCodePointsIntoTheInput) {
+  const std::string input = "ＡＢ 杭州市西湖区文三路90号";
+  const auto p = parser_->parse(input);
+  const std::u32string cps = text::decode_utf8(input);
+  ASSERT_FALSE(p.elements.empty());
+  for (const auto& e : p.elements) {
+    ASSERT_LE(e.end, cps.size());
+    EXPECT_EQ(text::encode_utf8(cps.substr(e.start, e.end - e.start)), e.text);
+  }
+  EXPECT_EQ(p.admin.city->name, "杭州市");
+  EXPECT_TRUE(p.admin.prov->inferred);
+}
+
+TEST_F(ShippedParser, BadAndOddInputNeverCrashes) {
+  EXPECT_THROW(parser_->parse("杭州\xff"), Error);
+  EXPECT_TRUE(parser_->parse("").elements.empty());
+  EXPECT_TRUE(parser_->parse(" \t ").elements.empty());
+  std::string huge;
+  for (int i = 0; i < 1000; ++i) huge += "杭州市文一路9号";
+  const auto p = parser_->parse(huge);
+  EXPECT_FALSE(p.elements.empty());
+  EXPECT_EQ(p.elements.back().end, 8000u);
+}
+
+}  // namespace
+}  // namespace geoalign::geo
