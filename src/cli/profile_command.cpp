@@ -51,6 +51,12 @@ int run_profile(int argc, char** argv, int first) {
       model::ScopedStage stage(&timer, "tokenize");
       for (const auto& [a, b] : normalized) encoded.push_back(folder.tokenizer.encode_pair(a, b, max_length));
     }
+    if (folder.head) {
+      model::ScopedStage stage(&timer, "parse and compare");
+      for (std::size_t i = first_pair; i < end; ++i) {
+        encoded[i - first_pair].pair_features = folder.head->pair_features(pairs[i].a, pairs[i].b);
+      }
+    }
     runtime::TokenBatch batch;
     {
       model::ScopedStage stage(&timer, "pack");
@@ -59,6 +65,14 @@ int run_profile(int argc, char** argv, int first) {
       batch = runtime::TokenBatch::pack(pointers);
     }
     folder.model.classify(batch, ws, probabilities, &timer);
+    if (folder.head) {
+      model::ScopedStage stage(&timer, "match head trees");
+      const auto n = static_cast<std::size_t>(probabilities.dim(1));
+      for (std::size_t k = 0; k < encoded.size(); ++k) {
+        folder.head->probabilities(encoded[k].pair_features,
+                                   std::span<const float>(probabilities.data<float>() + k * n, n));
+      }
+    }
   }
 
   const auto stages = timer.stages();

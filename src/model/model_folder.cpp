@@ -61,7 +61,12 @@ ModelFolder ModelFolder::load(const std::filesystem::path& dir) {
 
   text::AddressNormalizer normalizer(config.settings.normalize);
   LabelRoles roles = LabelRoles::from_labels(config.bert.labels);
-  return ModelFolder{std::move(config), std::move(tokenizer), std::move(normalizer), std::move(model), roles};
+  std::shared_ptr<const match::MatchHead> head;
+  if (std::filesystem::exists(dir / match::MatchHead::kFileName)) {
+    head = match::MatchHead::load(dir, config.bert.labels.size());
+  }
+  return ModelFolder{std::move(config), std::move(tokenizer), std::move(normalizer), std::move(model), roles,
+                     std::move(head)};
 }
 
 }  // namespace geoalign::model

@@ -2,8 +2,10 @@
 
 #include <array>
 #include <filesystem>
+#include <memory>
 #include <optional>
 
+#include "match/match_head.h"
 #include "model/bert_encoder.h"
 #include "model/config.h"
 #include "text/normalize.h"
@@ -28,6 +30,8 @@ struct ModelFolder {
   text::AddressNormalizer normalizer;
   BertModel model;
   LabelRoles roles;
+  // The feature-augmented head (match_head.json), when the folder has one.
+  std::shared_ptr<const match::MatchHead> head;
 
   static ModelFolder load(const std::filesystem::path& dir);
 };

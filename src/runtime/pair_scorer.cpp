@@ -9,7 +9,9 @@ namespace geoalign::runtime {
 PairScorer::PairScorer(model::ModelFolder folder) : folder_(std::move(folder)) {}
 
 text::EncodedInput PairScorer::encode_pair(std::string_view a, std::string_view b) const {
-  return folder_.tokenizer.encode_pair(folder_.normalizer.normalize(a), folder_.normalizer.normalize(b), max_length());
+  auto input = folder_.tokenizer.encode_pair(folder_.normalizer.normalize(a), folder_.normalizer.normalize(b), max_length());
+  if (folder_.head) input.pair_features = folder_.head->pair_features(a, b);
+  return input;
 }
 
 text::EncodedInput PairScorer::encode_address(std::string_view address) const {
@@ -57,7 +59,14 @@ void PairScorer::classify(std::span<const text::EncodedInput* const> inputs, mod
   const std::int64_t n = probabilities.dim(1);
   results.clear();
   for (std::size_t k = 0; k < inputs.size(); ++k) {
-    results.push_back(to_result(probabilities.data<float>() + static_cast<std::int64_t>(k) * n));
+    const float* encoder = probabilities.data<float>() + static_cast<std::int64_t>(k) * n;
+    if (folder_.head) {
+      const auto final = folder_.head->probabilities(inputs[k]->pair_features,
+                                                     std::span<const float>(encoder, static_cast<std::size_t>(n)));
+      results.push_back(to_result(final.data()));
+    } else {
+      results.push_back(to_result(encoder));
+    }
   }
 }
 

@@ -21,6 +21,9 @@ struct TokenizerOptions {
 struct EncodedInput {
   std::vector<std::int32_t> input_ids;
   std::vector<std::int32_t> token_type_ids;
+  // A pair's match-head features (see match/match_head.h), computed beside tokenization
+  // so that they travel through the batcher with the tokens; empty without a head.
+  std::vector<float> pair_features;
 };
 
 // A reimplementation of BertTokenizer (the "slow" Python one): special-token splitting,

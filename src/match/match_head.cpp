@@ -1,0 +1,56 @@
+#include "match/match_head.h"
+
+#include <nlohmann/json.hpp>
+
+#include "match/pair_features.h"
+#include "model/json_file.h"
+
+namespace geoalign::match {
+
+namespace {
+constexpr const char* kFormat = "geoalign-match-head-1";
+}
+
+std::unique_ptr<MatchHead> MatchHead::load(const std::filesystem::path& model_dir, std::size_t num_labels) {
+  const auto file = model_dir / kFileName;
+  const std::string where = file.string();
+  const nlohmann::json j = model::read_json_file(file);
+  std::vector<std::string> names;
+  std::string parser_dir;
+  try {
+    if (j.at("format").get<std::string>() != kFormat) throw Error(where + ": format is not " + kFormat);
+    names = j.at("features").get<std::vector<std::string>>();
+    parser_dir = j.at("parser").get<std::string>();
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(where + ": " + e.what());
+  }
+  // The trees index features by position, so the order must be this build's exactly.
+  std::vector<std::string> expected = pair_feature_names();
+  for (std::size_t k = 0; k < num_labels; ++k) expected.push_back("encoder_p" + std::to_string(k));
+  if (names != expected) {
+    throw Error(where + ": trained on other pair features than this build computes (retrain it with "
+                        "tools/train/train_match_head.py)");
+  }
+  auto trees = GradientBoostedTrees::from_json(j, names.size(), where);
+  if (trees.num_classes() != num_labels) {
+    throw Error(where + ": " + std::to_string(trees.num_classes()) + " classes, the model has " +
+                std::to_string(num_labels) + " labels");
+  }
+  auto parser = AddressParser::load(model_dir / parser_dir);
+  return std::unique_ptr<MatchHead>(new MatchHead(std::move(parser), std::move(trees)));
+}
+
+std::vector<float> MatchHead::pair_features(std::string_view a, std::string_view b) const {
+  return match::pair_features(parser_.parse(a), parser_.parse(b));
+}
+
+std::vector<float> MatchHead::probabilities(std::span<const float> features, std::span<const float> encoder) const {
+  if (features.size() != pair_feature_names().size()) {
+    throw Error("match head: pair features missing (encode pairs with PairScorer::encode_pair)");
+  }
+  std::vector<float> all(features.begin(), features.end());
+  all.insert(all.end(), encoder.begin(), encoder.end());
+  return trees_.probabilities(all);
+}
+
+}  // namespace geoalign::match

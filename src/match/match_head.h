@@ -1,0 +1,35 @@
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "geoalign/parser.h"
+#include "match/gbdt.h"
+
+namespace geoalign::match {
+
+// The feature-augmented match head: it parses both addresses, compares them element by
+// element (match/pair_features.h), and feeds those comparisons with the encoder's class
+// probabilities to boosted trees that give the final probabilities. Lives in a model
+// folder as match_head.json, which names the parser folder it was trained with.
+class MatchHead {
+ public:
+  static constexpr const char* kFileName = "match_head.json";
+
+  // Throws Error naming the file for anything malformed or inconsistent with this build.
+  static std::unique_ptr<MatchHead> load(const std::filesystem::path& model_dir, std::size_t num_labels);
+
+  // Thread-safe. Throws Error on invalid UTF-8.
+  std::vector<float> pair_features(std::string_view a, std::string_view b) const;
+  std::vector<float> probabilities(std::span<const float> pair_features, std::span<const float> encoder_probabilities) const;
+
+ private:
+  MatchHead(AddressParser parser, GradientBoostedTrees trees) : parser_(std::move(parser)), trees_(std::move(trees)) {}
+  AddressParser parser_;
+  GradientBoostedTrees trees_;
+};
+
+}  // namespace geoalign::match

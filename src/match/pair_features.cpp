@@ -1,0 +1,271 @@
+#include "match/pair_features.h"
+
+#include <algorithm>
+#include <array>
+#include <set>
+#include <string_view>
+
+#include "geo/address_tokens.h"
+#include "text/utf8.h"
+
+namespace geoalign::match {
+
+namespace {
+
+// Compared element by element, finest last. The order also ranks granularity.
+constexpr std::array<const char*, 18> kComparedTags = {
+    "prov", "city",   "district", "devzone",   "town", "community", "road",   "subroad", "roadno",
+    "subroadno", "poi", "subpoi", "houseno",  "cellno", "floorno",  "roomno", "person",  "assist"};
+constexpr std::array<const char*, 6> kAdminTags = {"country", "prov", "city", "district", "town", "redundant"};
+
+int chinese_digit(char32_t c) {
+  constexpr std::u32string_view kDigits = U"零一二三四五六七八九";
+  if (c == U'〇') return 0;
+  if (c == U'两') return 2;
+  const auto i = kDigits.find(c);
+  return i == std::u32string_view::npos ? -1 : static_cast<int>(i);
+}
+
+// Chinese numerals to Arabic, so 八号楼 and 8号楼, 二十三栋 and 23栋 compare equal:
+// 十 forms up to 99, and digit-by-digit runs (一二〇 -> 120).
+std::u32string arabic_numerals(const std::u32string& s) {
+  std::u32string out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    std::size_t j = i;
+    while (j < s.size() && (chinese_digit(s[j]) >= 0 || s[j] == U'十')) ++j;
+    if (j == i) {
+      out += s[i++];
+      continue;
+    }
+    const std::u32string_view run(s.data() + i, j - i);
+    const auto ten = run.find(U'十');
+    long value = -1;
+    if (ten == std::u32string_view::npos) {
+      std::u32string digits;
+      for (const char32_t c : run) digits += static_cast<char32_t>(U'0' + chinese_digit(c));
+      out += digits;
+    } else if (run.size() <= 3 && run.find(U'十', ten + 1) == std::u32string_view::npos) {
+      const int tens = ten == 0 ? 1 : (ten == 1 ? chinese_digit(run[0]) : -1);
+      const int ones = ten + 1 < run.size() ? chinese_digit(run[ten + 1]) : 0;
+      if (tens > 0 && ones >= 0) value = tens * 10 + ones;
+      if (value >= 0) {
+        for (const char c : std::to_string(value)) out += static_cast<char32_t>(c);
+      } else {
+        out += run;
+      }
+    } else {
+      out += run;
+    }
+    i = j;
+  }
+  return out;
+}
+
+std::u32string folded(std::string_view utf8) {
+  std::u32string s = text::decode_utf8(utf8);
+  for (auto& c : s) {
+    c = geo::fold_width(c);
+    if (c >= U'A' && c <= U'Z') c += U'a' - U'A';
+  }
+  return arabic_numerals(s);
+}
+
+std::size_t lcs_length(const std::u32string& a, const std::u32string& b) {
+  std::vector<std::size_t> row(b.size() + 1, 0);
+  for (const char32_t ca : a) {
+    std::size_t diagonal = 0;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = ca == b[j - 1] ? diagonal + 1 : std::max(row[j], row[j - 1]);
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+template <typename Set>
+float jaccard(const Set& a, const Set& b) {
+  if (a.empty() && b.empty()) return -1.0f;
+  std::size_t common = 0;
+  for (const auto& x : a) common += b.count(x);
+  return static_cast<float>(common) / static_cast<float>(a.size() + b.size() - common);
+}
+
+std::set<std::u32string> ngrams(const std::u32string& s, std::size_t n) {
+  std::set<std::u32string> out;
+  for (std::size_t i = 0; i + n <= s.size(); ++i) out.insert(s.substr(i, n));
+  return out;
+}
+
+bool contains(const std::u32string& a, const std::u32string& b) {
+  return a.find(b) != std::u32string::npos || b.find(a) != std::u32string::npos;
+}
+
+// LCS over the longer, LCS over the shorter, char and bigram Jaccard, containment.
+void add_string_measures(const std::u32string& a, const std::u32string& b, std::vector<float>& out) {
+  if (a.empty() || b.empty()) {
+    out.insert(out.end(), {-1.0f, -1.0f, -1.0f, -1.0f, -1.0f});
+    return;
+  }
+  const auto lcs = static_cast<float>(lcs_length(a, b));
+  out.push_back(lcs / static_cast<float>(std::max(a.size(), b.size())));
+  out.push_back(lcs / static_cast<float>(std::min(a.size(), b.size())));
+  out.push_back(jaccard(ngrams(a, 1), ngrams(b, 1)));
+  out.push_back(jaccard(ngrams(a, 2), ngrams(b, 2)));
+  out.push_back(contains(a, b) ? 1.0f : 0.0f);
+}
+
+std::u32string element_text(const ParsedAddress& p, std::string_view tag) {
+  std::u32string out;
+  for (const auto& e : p.elements) {
+    if (e.tag == tag) out += folded(e.text);
+  }
+  return out;
+}
+
+std::u32string digits_of(const std::u32string& s) {
+  std::u32string out;
+  for (const char32_t c : s) {
+    if (c >= U'0' && c <= U'9') out += c;
+    else if (!out.empty() && out.back() != U'.') out += U'.';
+  }
+  return out;
+}
+
+// The address without its administrative prefix: what names the place inside the district.
+std::u32string tail_text(const ParsedAddress& p) {
+  std::u32string out;
+  for (const auto& e : p.elements) {
+    if (std::find(kAdminTags.begin(), kAdminTags.end(), e.tag) == kAdminTags.end()) out += folded(e.text);
+  }
+  return out;
+}
+
+float granularity(const ParsedAddress& p) {
+  float finest = 0;
+  for (const auto& e : p.elements) {
+    const auto it = std::find(kComparedTags.begin(), kComparedTags.begin() + 16, e.tag);
+    if (it != kComparedTags.begin() + 16) finest = std::max(finest, static_cast<float>(it - kComparedTags.begin() + 1));
+  }
+  return finest;
+}
+
+// Every digit run in the text, as a set: house, building and room numbers together.
+std::set<std::u32string> numbers_in(const std::u32string& s) {
+  std::set<std::u32string> out;
+  std::u32string run;
+  for (const char32_t c : s + U' ') {
+    if (c >= U'0' && c <= U'9') {
+      run += c;
+    } else if (!run.empty()) {
+      out.insert(run);
+      run.clear();
+    }
+  }
+  return out;
+}
+
+void add_number_measures(const std::u32string& a, const std::u32string& b, std::vector<float>& out) {
+  const auto na = numbers_in(a), nb = numbers_in(b);
+  auto subset = [](const auto& x, const auto& y) { return std::includes(y.begin(), y.end(), x.begin(), x.end()); };
+  out.push_back(static_cast<float>(na.size()));
+  out.push_back(static_cast<float>(nb.size()));
+  out.push_back(jaccard(na, nb));
+  out.push_back(na.empty() || nb.empty() ? -1.0f : subset(na, nb) || subset(nb, na) ? 1.0f : 0.0f);
+}
+
+// The finest element of each address (by kComparedTags order), compared.
+void add_finest_element(const ParsedAddress& a, const ParsedAddress& b, std::vector<float>& out) {
+  auto finest = [](const ParsedAddress& p) -> const AddressElement* {
+    const AddressElement* best = nullptr;
+    long best_rank = -1;
+    for (const auto& e : p.elements) {
+      const auto it = std::find(kComparedTags.begin(), kComparedTags.begin() + 16, e.tag);
+      const long rank = it - kComparedTags.begin();
+      if (rank < 16 && rank >= best_rank) {
+        best_rank = rank;
+        best = &e;
+      }
+    }
+    return best;
+  };
+  const AddressElement *ea = finest(a), *eb = finest(b);
+  if (!ea || !eb) {
+    out.insert(out.end(), {-1.0f, -1.0f, -1.0f});
+    return;
+  }
+  const std::u32string ta = folded(ea->text), tb = folded(eb->text);
+  out.push_back(ea->tag == eb->tag ? 1.0f : 0.0f);
+  out.push_back(ta == tb ? 1.0f : 0.0f);
+  out.push_back(static_cast<float>(lcs_length(ta, tb)) / static_cast<float>(std::max(ta.size(), tb.size())));
+}
+
+float admin_agreement(const std::optional<AdminDivision>& a, const std::optional<AdminDivision>& b) {
+  if (!a || !b) return -1.0f;
+  return a->code == b->code ? 1.0f : 0.0f;
+}
+
+std::vector<std::string> make_names() {
+  std::vector<std::string> names;
+  for (const char* part : {"all", "tail"}) {
+    for (const char* m : {"lcs_max", "lcs_min", "char_jaccard", "bigram_jaccard", "contains"}) {
+      names.push_back(std::string(part) + "_" + m);
+    }
+  }
+  for (const char* n : {"len_a", "len_b", "tail_len_a", "tail_len_b", "granularity_a", "granularity_b",
+                        "granularity_diff"}) {
+    names.push_back(n);
+  }
+  for (const char* level : {"prov", "city", "district", "town"}) names.push_back(std::string("admin_same_") + level);
+  for (const char* n : {"numbers_a", "numbers_b", "numbers_jaccard", "numbers_subset", "finest_same_tag",
+                        "finest_equal", "finest_lcs_max"}) {
+    names.push_back(n);
+  }
+  for (const char* tag : kComparedTags) {
+    for (const char* m : {"has_a", "has_b", "equal", "lcs_max", "contains", "digits_equal"}) {
+      names.push_back(std::string(tag) + "_" + m);
+    }
+  }
+  return names;
+}
+
+}  // namespace
+
+const std::vector<std::string>& pair_feature_names() {
+  static const std::vector<std::string> names = make_names();
+  return names;
+}
+
+std::vector<float> pair_features(const ParsedAddress& a, const ParsedAddress& b) {
+  std::vector<float> out;
+  out.reserve(pair_feature_names().size());
+  const std::u32string fa = folded(a.text), fb = folded(b.text);
+  const std::u32string ta = tail_text(a), tb = tail_text(b);
+  add_string_measures(fa, fb, out);
+  add_string_measures(ta, tb, out);
+  const float ga = granularity(a), gb = granularity(b);
+  out.insert(out.end(), {static_cast<float>(fa.size()), static_cast<float>(fb.size()), static_cast<float>(ta.size()),
+                         static_cast<float>(tb.size()), ga, gb, ga - gb});
+  out.push_back(admin_agreement(a.admin.prov, b.admin.prov));
+  out.push_back(admin_agreement(a.admin.city, b.admin.city));
+  out.push_back(admin_agreement(a.admin.district, b.admin.district));
+  out.push_back(admin_agreement(a.admin.town, b.admin.town));
+  add_number_measures(fa, fb, out);
+  add_finest_element(a, b, out);
+  for (const char* tag : kComparedTags) {
+    const std::u32string ea = element_text(a, tag), eb = element_text(b, tag);
+    const bool both = !ea.empty() && !eb.empty();
+    out.push_back(ea.empty() ? 0.0f : 1.0f);
+    out.push_back(eb.empty() ? 0.0f : 1.0f);
+    out.push_back(both ? (ea == eb ? 1.0f : 0.0f) : -1.0f);
+    out.push_back(both ? static_cast<float>(lcs_length(ea, eb)) / static_cast<float>(std::max(ea.size(), eb.size()))
+                       : -1.0f);
+    out.push_back(both ? (contains(ea, eb) ? 1.0f : 0.0f) : -1.0f);
+    const std::u32string da = digits_of(ea), db = digits_of(eb);
+    out.push_back(both && !da.empty() && !db.empty() ? (da == db ? 1.0f : 0.0f) : -1.0f);
+  }
+  return out;
+}
+
+}  // namespace geoalign::match

@@ -1,0 +1,121 @@
+// The feature-augmented match head: boosted trees, pair features, loading, and the
+// shipped default model on pairs written for this test.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "geoalign/matcher.h"
+#include "geoalign/parser.h"
+#include "match/gbdt.h"
+#include "match/pair_features.h"
+#include "support/temp_dir.h"
+
+namespace geoalign::match {
+namespace {
+
+using namespace geoalign::testing;
+
+// Two classes, two features. Tree for class 1: x0 <= 0.5 ? -1 : (x1 <= 2 ? 0.5 : 2).
+nlohmann::json small_trees() {
+  return nlohmann::json::parse(R"({
+    "bias": [0.0, 0.25],
+    "trees": [
+      {"class": 1, "nodes": [[0, 0.5, 1, 2, 0], [-1, 0, 0, 0, -1.0], [1, 2.0, 3, 4, 0],
+                             [-1, 0, 0, 0, 0.5], [-1, 0, 0, 0, 2.0]]},
+      {"class": 0, "nodes": [[-1, 0, 0, 0, 0.1]]}
+    ]})");
+}
+
+float class1(const GradientBoostedTrees& t, float x0, float x1) {
+  const float x[] = {x0, x1};
+  return t.probabilities(x)[1];
+}
+
+float sigmoid(double z) { return static_cast<float>(1.0 / (1.0 + std::exp(-z))); }
+
+TEST(GradientBoostedTrees, SumsLeavesPerClassAndSoftmaxes) {
+  const auto t = GradientBoostedTrees::from_json(small_trees(), 2, "t.json");
+  EXPECT_EQ(t.num_trees(), 2u);
+  EXPECT_NEAR(class1(t, 0.5f, 9.0f), sigmoid(0.25 - 1.0 - 0.1), 1e-6);  // <= goes left
+  EXPECT_NEAR(class1(t, 0.6f, 2.0f), sigmoid(0.25 + 0.5 - 0.1), 1e-6);
+  EXPECT_NEAR(class1(t, 0.6f, 2.5f), sigmoid(0.25 + 2.0 - 0.1), 1e-6);
+}
+
+void expect_tree_error(const std::function<void(nlohmann::json&)>& damage, const std::string& fragment) {
+  auto j = small_trees();
+  damage(j);
+  try {
+    GradientBoostedTrees::from_json(j, 2, "t.json");
+    FAIL() << "accepted " << j.dump();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
+TEST(GradientBoostedTrees, MalformedModelsAreRejected) {
+  expect_tree_error([](auto& j) { j["trees"][0]["nodes"][2][2] = 1; }, "backwards");
+  expect_tree_error([](auto& j) { j["trees"][0]["nodes"][0][2] = 99; }, "outside its tree");
+  expect_tree_error([](auto& j) { j["trees"][0]["nodes"][0][0] = 7; }, "feature 7 of 2");
+  expect_tree_error([](auto& j) { j["trees"][0]["class"] = 5; }, "class out of range");
+  expect_tree_error([](auto& j) { j["trees"][1]["nodes"][0] = {1, 2}; }, "is not [feature");
+  expect_tree_error([](auto& j) { j.erase("bias"); }, "t.json");
+  expect_tree_error([](auto& j) { j["trees"][0]["nodes"] = nlohmann::json::array(); }, "no nodes");
+}
+
+ParsedAddress parse(const AddressParser& parser, const char* text) { return parser.parse(text); }
+
+std::size_t index_of(const std::string& name) {
+  const auto& names = pair_feature_names();
+  return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
+}
+
+TEST(PairFeatures, CompareElementsAcrossNumeralForms) {
+  const auto parser = AddressParser::load(source_dir() / "models/parser");
+  const auto same = pair_features(parse(parser, "杭州市西湖区文三路90号8号楼"), parse(parser, "杭州西湖区文三路九十号八号楼"));
+  ASSERT_EQ(same.size(), pair_feature_names().size());
+  EXPECT_EQ(same[index_of("road_equal")], 1.0f);
+  EXPECT_EQ(same[index_of("roadno_digits_equal")], 1.0f);
+  EXPECT_EQ(same[index_of("numbers_subset")], 1.0f);
+  EXPECT_EQ(same[index_of("admin_same_district")], 1.0f);
+  const auto other = pair_features(parse(parser, "杭州市西湖区文三路90号"), parse(parser, "杭州市西湖区文三路12号"));
+  EXPECT_EQ(other[index_of("road_equal")], 1.0f);
+  EXPECT_EQ(other[index_of("roadno_digits_equal")], 0.0f);
+  for (const float v : other) EXPECT_TRUE(std::isfinite(v));
+}
+
+TEST(MatchHead, FeaturesTrainedForAnotherBuildAreAClearError) {
+  TempDir dir;
+  const auto shipped = source_dir() / "models/default";
+  if (!std::filesystem::exists(shipped / "match_head.json")) GTEST_SKIP() << "no shipped match head";
+  for (const auto& f : std::filesystem::directory_iterator(shipped)) std::filesystem::copy(f.path(), dir.path());
+  std::filesystem::create_directory(dir / "parser");
+  std::filesystem::copy(source_dir() / "models/parser", dir / "parser", std::filesystem::copy_options::recursive);
+  auto head = nlohmann::json::parse(read_file(dir / "match_head.json"));
+  head["parser"] = "parser";
+  head["features"][0] = "renamed";
+  write_file(dir / "match_head.json", head.dump());
+  try {
+    Matcher::load(dir.path());
+    FAIL() << "loaded a head for other features";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("trained on other pair features"), std::string::npos) << e.what();
+  }
+}
+
+// The shipped model on clear-cut pairs, written for this test (not from any data set).
+TEST(DefaultModel, DecidesClearCases) {
+  const auto dir = source_dir() / "models/default";
+  if (!std::filesystem::exists(dir / "model.safetensors")) GTEST_SKIP() << "no shipped default model";
+  const Matcher matcher = Matcher::load(dir);
+  const std::vector<AddressPair> pairs = {
+      {"浙江省杭州市西湖区文三路90号东部软件园8号楼", "杭州西湖区文三路90号东部软件园8号楼"},
+      {"浙江省杭州市西湖区文三路90号东部软件园8号楼", "广东省深圳市南山区科技园南区高新南一道"},
+  };
+  const auto results = matcher.score(pairs);
+  EXPECT_NE(results[0].label, "not_match");
+  EXPECT_EQ(results[1].label, "not_match");
+  EXPECT_GT(results[0].score, results[1].score);
+}
+
+}  // namespace
+}  // namespace geoalign::match

@@ -1,0 +1,160 @@
+#!/usr/bin/python3
+"""Trains the feature-augmented match head of a model folder (match_head.json).
+
+    /usr/bin/python3 tools/train/train_match_head.py [--model models/default] [--geoalign build/release/geoalign]
+
+The head sees, for each pair, what `geoalign features --model` computes in C++ (string measures,
+element-by-element comparisons of the two parses, admin-chain agreement, granularity)
+plus the encoder's three class probabilities, and gives the final probabilities with
+gradient-boosted trees (scikit-learn's HistGradientBoostingClassifier, class-balanced).
+Steps (fixed seeds):
+  1. features and encoder probabilities for every CCKS and Shenzhen pair, from the C++
+     binary itself, so training sees exactly what inference computes;
+  2. trees fitted on the CCKS train split;
+  3. per-class logit offsets tuned on the dev split for macro-F1, folded into the bias;
+  4. export to MODEL/match_head.json, then a check that geoalign's own scores equal
+     scikit-learn's probabilities on the test split, and dev/test/Shenzhen figures
+     appended to MODEL/TRAINING.txt.
+Needs python3-sklearn (tools/train/setup.sh) and ../shared/data.
+"""
+import argparse
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+from sklearn.ensemble import HistGradientBoostingClassifier
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import data  # noqa: E402
+
+HEAD_FILE = "match_head.json"
+ENCODER_FILES = ["config.json", "vocab.txt", "model.safetensors", "tokenizer_config.json"]
+
+
+def run(cmd):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+
+
+def pair_table(geoalign, encoder_dir, parser_dir, pairs_path):
+    """Per pair (file order): pair features and encoder probabilities, gold label, split."""
+    lines = run([geoalign, "features", "--parser", parser_dir, "--model", encoder_dir, pairs_path]).splitlines()
+    names = lines[0].split("\t")[1:-1]
+    rows = [line.rstrip("\n").split("\t") for line in open(pairs_path, encoding="utf-8")]
+    X, y, split = [], [], []
+    for line in lines[1:]:
+        f = line.split("\t")
+        row = rows[int(f[0]) - 1]
+        X.append([float(v) for v in f[1:-1]])
+        y.append(int(row[2]))
+        split.append(data.split_of(row[0]))
+    return np.array(X, dtype=np.float32), np.array(y), np.array(split), names
+
+
+def export_trees(clf, offsets):
+    trees = []
+    for iteration in clf._predictors:
+        for k, predictor in enumerate(iteration):
+            nodes = []
+            for n in predictor.nodes:
+                if n["is_leaf"]:
+                    nodes.append([-1, 0.0, 0, 0, float(n["value"])])
+                else:
+                    nodes.append([int(n["feature_idx"]), float(n["num_threshold"]), int(n["left"]), int(n["right"]), 0.0])
+            trees.append({"class": k, "nodes": nodes})
+    bias = [float(b) + o for b, o in zip(np.ravel(clf._baseline_prediction), offsets)]
+    return bias, trees
+
+
+def binary_f1(gold, match):
+    tp = int(((match == 1) & (gold == 1)).sum())
+    fp = int(((match == 1) & (gold == 0)).sum())
+    fn = int(((match == 0) & (gold == 1)).sum())
+    return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--model", default=os.path.join(ROOT, "models", "default"))
+    ap.add_argument("--parser", default="../parser", help="parser folder, relative to --model")
+    ap.add_argument("--geoalign", default=os.path.join(ROOT, "build", "release", "geoalign"))
+    ap.add_argument("--iterations", type=int, default=300)
+    ap.add_argument("--learning-rate", type=float, default=0.05)
+    ap.add_argument("--leaves", type=int, default=31)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    start = time.time()
+    parser_dir = os.path.normpath(os.path.join(args.model, args.parser))
+
+    with tempfile.TemporaryDirectory() as encoder_only:
+        # The encoder's own probabilities: the folder without its head.
+        for name in ENCODER_FILES:
+            if os.path.exists(os.path.join(args.model, name)):
+                shutil.copy(os.path.join(args.model, name), encoder_only)
+        X, y, split, names = pair_table(args.geoalign, encoder_only, parser_dir, data.CCKS)
+        Xs, ys, split_s, _ = pair_table(args.geoalign, encoder_only, parser_dir, data.SHENZHEN)
+    train, dev, test = split == "train", split == "dev", split == "test"
+
+    counts = np.bincount(y[train], minlength=3)
+    weights = (len(y[train]) / (3 * counts))[y[train]]
+    clf = HistGradientBoostingClassifier(max_iter=args.iterations, learning_rate=args.learning_rate,
+                                         max_leaf_nodes=args.leaves, l2_regularization=1.0, random_state=args.seed)
+    clf.fit(X[train], y[train], sample_weight=weights)
+
+    log_dev = np.log(clf.predict_proba(X[dev]) + 1e-9)
+    best = (data.macro_f1(y[dev], log_dev.argmax(1))[0], 0.0, 0.0)
+    for a in np.arange(-1.5, 1.51, 0.1):
+        for b in np.arange(-1.5, 1.51, 0.1):
+            f = data.macro_f1(y[dev], (log_dev + [0, a, b]).argmax(1))[0]
+            if f > best[0] + 1e-9:
+                best = (f, round(float(a), 2), round(float(b), 2))
+    offsets = [0.0, best[1], best[2]]
+
+    bias, trees = export_trees(clf, offsets)
+    head = {"format": "geoalign-match-head-1", "parser": args.parser, "features": names,
+            "classes": data.LABELS, "bias": bias, "trees": trees}
+    with open(os.path.join(args.model, HEAD_FILE), "w", encoding="utf-8") as f:
+        json.dump(head, f, separators=(",", ":"))
+
+    def predict(Xm):
+        return (np.log(clf.predict_proba(Xm) + 1e-9) + offsets).argmax(1)
+
+    dev_f1, dev_classes = data.macro_f1(y[dev], predict(X[dev]))
+    test_f1, test_classes = data.macro_f1(y[test], predict(X[test]))
+    sz_test = split_s == "test"
+    sz_f1 = binary_f1(ys[sz_test], (predict(Xs[sz_test]) > 0).astype(int))
+
+    # geoalign itself, with the exported head, against scikit-learn on the test split.
+    with tempfile.NamedTemporaryFile("w", suffix=".tsv", encoding="utf-8") as f:
+        rows = [line for line, s in zip(open(data.CCKS, encoding="utf-8"), split) if s == "test"]
+        f.writelines(rows)
+        f.flush()
+        out = run([args.geoalign, "score", "--model", args.model, f.name]).splitlines()[1:]
+    ours = np.array([[float(v) for v in line.split("\t")[4:7]] for line in out])
+    theirs = clf.predict_proba(X[test])
+    theirs = theirs * np.exp(offsets)
+    theirs /= theirs.sum(1, keepdims=True)
+    max_diff = float(np.abs(ours - theirs).max())
+
+    report = (f"match head: {len(trees)} trees on {len(names)} features, trained on {int(train.sum())} CCKS train pairs "
+              f"in {time.time() - start:.0f} s, seed {args.seed}; offsets {offsets[1:]} (partial, exact) tuned on dev\n"
+              f"  ccks dev: macro-F1 {dev_f1:.4f} per class {[round(c, 4) for c in dev_classes]} ({int(dev.sum())} pairs)\n"
+              f"  ccks test: macro-F1 {test_f1:.4f} per class {[round(c, 4) for c in test_classes]} ({int(test.sum())} pairs)\n"
+              f"  shenzhen test: binary F1 {sz_f1:.4f} ({int(sz_test.sum())} pairs, partial or exact = match)\n"
+              f"  geoalign vs scikit-learn probabilities on ccks test: max |diff| {max_diff:.2e}\n")
+    print(report, end="")
+    with open(os.path.join(args.model, "TRAINING.txt"), "a", encoding="utf-8") as f:
+        f.write(report)
+    if max_diff > 1e-4:
+        sys.exit(f"geoalign's head disagrees with scikit-learn (max diff {max_diff})")
+
+
+if __name__ == "__main__":
+    main()
