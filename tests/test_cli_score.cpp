@@ -70,9 +70,9 @@ TEST(CliScore, UsageErrors) {
   EXPECT_EQ(run_score("--batch-size 0", "a\tb\n").exit_code, 2);
   EXPECT_EQ(run_score("--on-error maybe", "a\tb\n").exit_code, 2);
   EXPECT_EQ(run_score("--frobnicate", "a\tb\n").exit_code, 2);
-  const auto r = run_score("--precision int8", "a\tb\n");
+  const auto r = run_score("--precision bf16", "a\tb\n");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("int8"), std::string::npos);
+  EXPECT_NE(r.err.find("bf16 has no kernel"), std::string::npos) << r.err;
 }
 
 TEST(CliScore, BadModelFolderIsNamed) {
@@ -108,6 +108,44 @@ TEST(CliEval, ReportsModelAndBaselineSideBySide) {
   const auto json = read_file(dir / "json");
   EXPECT_NE(json.find("\"lcs_baseline\""), std::string::npos);
   EXPECT_NE(json.find("\"confusion\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace geoalign
+
+namespace geoalign {
+namespace {
+
+using namespace geoalign::testing;
+
+// oneDNN and geoalign's own kernels pick their code by CPU; capped at SSE4.1 (and the
+// baseline attention kernel) they must give the answers the best kernels here give, for
+// fp32 and int8 alike.
+TEST(CliScore, EveryOneDnnIsaAgrees) {
+  TempDir dir;
+  write_file(dir / "in.tsv", "北京市朝阳区建国路88号\t北京朝阳建国路88号\n上海\t广州\n杭州市西湖区文三路90号\t文三路90号\n");
+  for (const char* precision : {"fp32", "int8"}) {
+    const std::string args = std::string("score --precision ") + precision + " --model " + fixture_model().string() +
+                             " " + (dir / "in.tsv").string();
+    const auto best = run_cli(args);
+    ASSERT_EQ(best.exit_code, 0) << best.err;
+    setenv("ONEDNN_MAX_CPU_ISA", "SSE41", 1);
+    setenv("GEOALIGN_MAX_ISA", "baseline", 1);
+    const auto sse = run_cli(args);
+    unsetenv("ONEDNN_MAX_CPU_ISA");
+    unsetenv("GEOALIGN_MAX_ISA");
+    ASSERT_EQ(sse.exit_code, 0) << sse.err;
+    const auto a = lines(best.out), b = lines(sse.out);
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 1; i < a.size(); ++i) {
+      std::istringstream fa(a[i]), fb(b[i]);
+      std::vector<std::string> x, y;
+      for (std::string f; std::getline(fa, f, '\t');) x.push_back(f);
+      for (std::string f; std::getline(fb, f, '\t');) y.push_back(f);
+      EXPECT_EQ(x[2], y[2]) << precision << " row " << i;
+      for (std::size_t k = 3; k < 7; ++k) EXPECT_NEAR(std::stod(x[k]), std::stod(y[k]), 1e-3) << precision << " row " << i;
+    }
+  }
 }
 
 }  // namespace

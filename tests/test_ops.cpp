@@ -66,6 +66,38 @@ TEST_P(OpsTest, LinearWithEveryActivation) {
   }
 }
 
+// Int8 against the exact fp32 product: every output must lie within the error that
+// rounding x and W to their quantization grids can cause, sum_k |x_k| dW + |W_k| dx + dx dW
+// (dW, dx: half a grid step), times the activation's steepest slope.
+TEST_P(OpsTest, Int8LinearStaysWithinItsQuantizationBound) {
+  const std::int64_t rows = 11, in = 64, out = 24;
+  const auto x = random_values(rows * in, 4), w = random_values(out * in, 5, 0.2f), b = random_values(out, 6);
+  float x_max = 0;
+  for (float v : x) x_max = std::max(x_max, std::abs(v));
+  const float dx = x_max / 127.0f / 2.0f;
+  for (Activation a : {Activation::None, Activation::Gelu}) {
+    const Linear linear(Tensor::from_vector({out, in}, w), Tensor::from_vector({out}, b), a, MatmulPrecision::INT8);
+    Tensor y;
+    linear(Tensor::from_vector({rows, in}, x), y);
+    const auto got = y.to_vector();
+    const double slope = a == Activation::Gelu ? 1.13 : 1.0;
+    for (std::int64_t o = 0; o < out; ++o) {
+      float w_max = 0;
+      for (std::int64_t k = 0; k < in; ++k) w_max = std::max(w_max, std::abs(w[o * in + k]));
+      const double dw = w_max / static_cast<double>(int8_weight_levels()) / 2.0;
+      for (std::int64_t r = 0; r < rows; ++r) {
+        double acc = b[o], bound = 0;
+        for (std::int64_t k = 0; k < in; ++k) {
+          acc += static_cast<double>(x[r * in + k]) * w[o * in + k];
+          bound += std::abs(x[r * in + k]) * dw + std::abs(w[o * in + k]) * dx + dx * dw;
+        }
+        const double want = activate(static_cast<float>(acc), a);
+        ASSERT_LE(std::abs(got[r * out + o] - want), slope * bound + 1e-5) << "row " << r << " col " << o;
+      }
+    }
+  }
+}
+
 TEST_P(OpsTest, LinearRejectsWrongWidth) {
   const Linear linear(Tensor({4, 3}), Tensor({4}));
   Tensor y;

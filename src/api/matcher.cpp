@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "backend/threads.h"
+#include "model/precision.h"
 #include "runtime/pair_scorer.h"
 
 namespace geoalign {
@@ -65,12 +66,9 @@ Matcher& Matcher::operator=(Matcher&&) noexcept = default;
 Matcher::~Matcher() = default;
 
 Matcher Matcher::load(const std::filesystem::path& model_dir, const MatcherOptions& options) {
-  if (options.precision == Precision::BF16 || options.precision == Precision::INT8) {
-    throw Error(std::string("precision ") + precision_name(options.precision) +
-                " is not available yet in this build; use fp32 or auto");
-  }
+  const ops::MatmulPrecision precision = model::resolve_precision(options.precision);
   set_num_threads(options.threads);
-  return Matcher(std::make_unique<Impl>(model::ModelFolder::load(model_dir), Precision::FP32));
+  return Matcher(std::make_unique<Impl>(model::ModelFolder::load(model_dir, precision), model::precision_of(precision)));
 }
 
 std::vector<MatchResult> Matcher::score(std::span<const AddressPair> pairs, std::size_t batch_size) const {

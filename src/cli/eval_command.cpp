@@ -65,6 +65,7 @@ int run_eval(int argc, char** argv, int first) {
              {"lcs-thresholds", true, "the LCS baseline's partial,exact cut-offs", "0.31,0.57"},
              {"batch-size", true, "pairs per batch", "64"},
              {"threads", true, "CPU threads, 0 = one per core", "0"},
+             {"precision", true, "fp32, int8, bf16 or auto (the fastest that keeps fp32 accuracy on this CPU)", "auto"},
              {"json", false, "print JSON instead of tables", ""}},
             "");
   args.parse(argc, argv, first);
@@ -108,6 +109,7 @@ int run_eval(int argc, char** argv, int first) {
 
   MatcherOptions options;
   options.threads = static_cast<int>(args.integer("threads", 0, 1024));
+  options.precision = parse_precision(args.value("precision"));
   const Matcher matcher = Matcher::load(args.value("model"), options);
   const auto results = matcher.score(pairs, static_cast<std::size_t>(args.integer("batch-size", 1, 65536)));
 

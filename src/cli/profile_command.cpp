@@ -7,6 +7,7 @@
 #include "cli/args.h"
 #include "cli/bench_inputs.h"
 #include "cli/commands.h"
+#include "model/precision.h"
 #include "runtime/pair_scorer.h"
 #include "runtime/token_batch.h"
 
@@ -17,7 +18,8 @@ int run_profile(int argc, char** argv, int first) {
             {{"model", true, "model folder in Hugging Face layout", "models/default"},
              {"input", true, "pairs to run", "examples/bench_pairs.tsv"},
              {"batch-size", true, "pairs per batch", "64"},
-             {"threads", true, "CPU threads, 0 = one per core", "0"}},
+             {"threads", true, "CPU threads, 0 = one per core", "0"},
+             {"precision", true, "fp32, int8, bf16 or auto (the fastest that keeps fp32 accuracy on this CPU)", "auto"}},
             "");
   args.parse(argc, argv, first);
   if (args.flag("help")) {
@@ -27,7 +29,8 @@ int run_profile(int argc, char** argv, int first) {
   }
   set_num_threads(static_cast<int>(args.integer("threads", 0, 1024)));
   const auto batch_size = static_cast<std::size_t>(args.integer("batch-size", 1, 65536));
-  const runtime::PairScorer scorer(model::ModelFolder::load(args.value("model")));
+  const auto precision = model::resolve_precision(parse_precision(args.value("precision")));
+  const runtime::PairScorer scorer(model::ModelFolder::load(args.value("model"), precision));
   scorer.require_classifier();
   const auto pairs = read_valid_pairs(args.value("input"));
   const auto& folder = scorer.folder();

@@ -9,6 +9,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "model/model_folder.h"
+#include "model/precision.h"
 #include "serve/http_server.h"
 
 namespace geoalign::cli {
@@ -57,7 +58,8 @@ int run_serve(int argc, char** argv, int first) {
              {"max-body-bytes", true, "request body size at most", "1048576"},
              {"timeout-ms", true, "per-request timeout (0 = none); answers 504", "30000"},
              {"cache-size", true, "pair results kept in an LRU cache (0 = off)", "0"},
-             {"threads", true, "model threads, 0 = one per core", "0"}},
+             {"threads", true, "model threads, 0 = one per core", "0"},
+             {"precision", true, "fp32, int8, bf16 or auto (the fastest that keeps fp32 accuracy on this CPU)", "auto"}},
             "");
   args.parse(argc, argv, first);
   if (args.flag("help")) {
@@ -82,7 +84,8 @@ int run_serve(int argc, char** argv, int first) {
   set_num_threads(static_cast<int>(args.integer("threads", 0, 1024)));
 
   raise_open_file_limit();
-  const runtime::PairScorer scorer(model::ModelFolder::load(args.value("model")));
+  const auto precision = model::resolve_precision(parse_precision(args.value("precision")));
+  const runtime::PairScorer scorer(model::ModelFolder::load(args.value("model"), precision));
   scorer.require_classifier();
   serve::Metrics metrics;
   runtime::Batcher batcher(scorer, batching, &metrics);

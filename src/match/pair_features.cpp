@@ -84,6 +84,20 @@ std::size_t lcs_length(const std::u32string& a, const std::u32string& b) {
   return row[b.size()];
 }
 
+// Longest run of characters both strings share: a shop or compound name both mention
+// (王妃制衣厂, 彩澜包装), where a subsequence would also count scattered characters.
+std::size_t longest_common_substring(const std::u32string& a, const std::u32string& b) {
+  std::vector<std::size_t> row(b.size() + 1, 0);
+  std::size_t best = 0;
+  for (const char32_t ca : a) {
+    for (std::size_t j = b.size(); j >= 1; --j) {
+      row[j] = ca == b[j - 1] ? row[j - 1] + 1 : 0;
+      best = std::max(best, row[j]);
+    }
+  }
+  return best;
+}
+
 template <typename Set>
 float jaccard(const Set& a, const Set& b) {
   if (a.empty() && b.empty()) return -1.0f;
@@ -102,10 +116,11 @@ bool contains(const std::u32string& a, const std::u32string& b) {
   return a.find(b) != std::u32string::npos || b.find(a) != std::u32string::npos;
 }
 
-// LCS over the longer, LCS over the shorter, char and bigram Jaccard, containment.
+// LCS over the longer, LCS over the shorter, char and bigram Jaccard, containment, the
+// longest common substring and it over the shorter.
 void add_string_measures(const std::u32string& a, const std::u32string& b, std::vector<float>& out) {
   if (a.empty() || b.empty()) {
-    out.insert(out.end(), {-1.0f, -1.0f, -1.0f, -1.0f, -1.0f});
+    out.insert(out.end(), {-1.0f, -1.0f, -1.0f, -1.0f, -1.0f, -1.0f, -1.0f});
     return;
   }
   const auto lcs = static_cast<float>(lcs_length(a, b));
@@ -114,6 +129,40 @@ void add_string_measures(const std::u32string& a, const std::u32string& b, std::
   out.push_back(jaccard(ngrams(a, 1), ngrams(b, 1)));
   out.push_back(jaccard(ngrams(a, 2), ngrams(b, 2)));
   out.push_back(contains(a, b) ? 1.0f : 0.0f);
+  const auto common = static_cast<float>(longest_common_substring(a, b));
+  out.push_back(common);
+  out.push_back(common / static_cast<float>(std::min(a.size(), b.size())));
+}
+
+// Elements of a group compared pairwise, since an address may name two roads (at a
+// crossing) or a POI and a shop inside it: is any pair equal, and the longest substring
+// any pair shares.
+void add_group_measures(const ParsedAddress& a, const ParsedAddress& b, std::initializer_list<std::string_view> tags,
+                        std::vector<float>& out) {
+  auto texts = [&](const ParsedAddress& p) {
+    std::vector<std::u32string> t;
+    for (const auto& e : p.elements) {
+      if (std::find(tags.begin(), tags.end(), e.tag) != tags.end()) t.push_back(folded(e.text));
+    }
+    return t;
+  };
+  const auto ta = texts(a), tb = texts(b);
+  if (ta.empty() || tb.empty()) {
+    out.insert(out.end(), {-1.0f, -1.0f, -1.0f});
+    return;
+  }
+  bool any_equal = false;
+  std::size_t longest = 0;
+  float longest_share = 0;
+  for (const auto& x : ta) {
+    for (const auto& y : tb) {
+      any_equal = any_equal || x == y;
+      const std::size_t common = longest_common_substring(x, y);
+      longest = std::max(longest, common);
+      longest_share = std::max(longest_share, static_cast<float>(common) / static_cast<float>(std::min(x.size(), y.size())));
+    }
+  }
+  out.insert(out.end(), {any_equal ? 1.0f : 0.0f, static_cast<float>(longest), longest_share});
 }
 
 std::u32string element_text(const ParsedAddress& p, std::string_view tag) {
@@ -209,7 +258,8 @@ float admin_agreement(const std::optional<AdminDivision>& a, const std::optional
 std::vector<std::string> make_names() {
   std::vector<std::string> names;
   for (const char* part : {"all", "tail"}) {
-    for (const char* m : {"lcs_max", "lcs_min", "char_jaccard", "bigram_jaccard", "contains"}) {
+    for (const char* m : {"lcs_max", "lcs_min", "char_jaccard", "bigram_jaccard", "contains", "common_substring",
+                          "common_substring_share"}) {
       names.push_back(std::string(part) + "_" + m);
     }
   }
@@ -221,6 +271,11 @@ std::vector<std::string> make_names() {
   for (const char* n : {"numbers_a", "numbers_b", "numbers_jaccard", "numbers_subset", "finest_same_tag",
                         "finest_equal", "finest_lcs_max"}) {
     names.push_back(n);
+  }
+  for (const char* group : {"roads", "places"}) {
+    for (const char* m : {"any_equal", "common_substring", "common_substring_share"}) {
+      names.push_back(std::string(group) + "_" + m);
+    }
   }
   for (const char* tag : kComparedTags) {
     for (const char* m : {"has_a", "has_b", "equal", "lcs_max", "contains", "digits_equal"}) {
@@ -253,6 +308,8 @@ std::vector<float> pair_features(const ParsedAddress& a, const ParsedAddress& b)
   out.push_back(admin_agreement(a.admin.town, b.admin.town));
   add_number_measures(fa, fb, out);
   add_finest_element(a, b, out);
+  add_group_measures(a, b, {"road", "subroad"}, out);
+  add_group_measures(a, b, {"poi", "subpoi", "community", "devzone", "person"}, out);
   for (const char* tag : kComparedTags) {
     const std::u32string ea = element_text(a, tag), eb = element_text(b, tag);
     const bool both = !ea.empty() && !eb.empty();

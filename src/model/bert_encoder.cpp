@@ -28,7 +28,7 @@ std::pair<Tensor, Tensor> fused_qkv(const BertWeightReader& w, const std::string
 
 }  // namespace
 
-BertModel BertModel::load(const BertWeightReader& w, const BertConfig& config) {
+BertModel BertModel::load(const BertWeightReader& w, const BertConfig& config, ops::MatmulPrecision precision) {
   const std::int64_t hidden = config.hidden_size;
   const std::int64_t inner = config.intermediate_size;
   BertModel m;
@@ -43,14 +43,15 @@ BertModel BertModel::load(const BertWeightReader& w, const BertConfig& config) {
     const std::string p = "encoder.layer." + std::to_string(l) + ".";
     auto [qkv_weight, qkv_bias] = fused_qkv(w, p, hidden);
     m.layers_.push_back(Layer{
-        ops::Linear(qkv_weight, qkv_bias),
+        ops::Linear(qkv_weight, qkv_bias, ops::Activation::None, precision),
         ops::Linear(w.encoder(p + "attention.output.dense.weight", {hidden, hidden}),
-                    w.encoder(p + "attention.output.dense.bias", {hidden})),
+                    w.encoder(p + "attention.output.dense.bias", {hidden}), ops::Activation::None, precision),
         w.encoder(p + "attention.output.LayerNorm.weight", {hidden}),
         w.encoder(p + "attention.output.LayerNorm.bias", {hidden}),
         ops::Linear(w.encoder(p + "intermediate.dense.weight", {inner, hidden}),
-                    w.encoder(p + "intermediate.dense.bias", {inner}), config.hidden_act),
-        ops::Linear(w.encoder(p + "output.dense.weight", {hidden, inner}), w.encoder(p + "output.dense.bias", {hidden})),
+                    w.encoder(p + "intermediate.dense.bias", {inner}), config.hidden_act, precision),
+        ops::Linear(w.encoder(p + "output.dense.weight", {hidden, inner}), w.encoder(p + "output.dense.bias", {hidden}),
+                    ops::Activation::None, precision),
         w.encoder(p + "output.LayerNorm.weight", {hidden}),
         w.encoder(p + "output.LayerNorm.bias", {hidden}),
     });

@@ -22,7 +22,10 @@ class BertModel {
     Tensor hidden, qkv, context, projected, intermediate, pooled, logits;
   };
 
-  static BertModel load(const BertWeightReader& weights, const BertConfig& config);
+  // The encoder's linear layers multiply in `precision`; the pooler and classifier,
+  // a sliver of the work, stay fp32.
+  static BertModel load(const BertWeightReader& weights, const BertConfig& config,
+                        ops::MatmulPrecision precision = ops::MatmulPrecision::FP32);
 
   // Final hidden states [tokens, hidden]; the result lives in the workspace.
   // A timer, when given, receives the time of every stage (embeddings, each layer's

@@ -36,7 +36,7 @@ LabelRoles LabelRoles::from_labels(const std::vector<std::string>& labels) {
   return LabelRoles{};
 }
 
-ModelFolder ModelFolder::load(const std::filesystem::path& dir) {
+ModelFolder ModelFolder::load(const std::filesystem::path& dir, ops::MatmulPrecision precision) {
   if (!std::filesystem::is_directory(dir)) throw Error("model folder " + dir.string() + " does not exist");
   ModelConfig config = load_model_config(dir);
 
@@ -57,7 +57,7 @@ ModelFolder ModelFolder::load(const std::filesystem::path& dir) {
     throw Error("model folder " + dir.string() + " has no model.safetensors" + hint);
   }
   const SafetensorsFile weights = SafetensorsFile::open(weights_path);
-  BertModel model = BertModel::load(BertWeightReader(weights), config.bert);
+  BertModel model = BertModel::load(BertWeightReader(weights), config.bert, precision);
 
   text::AddressNormalizer normalizer(config.settings.normalize);
   LabelRoles roles = LabelRoles::from_labels(config.bert.labels);

@@ -33,7 +33,7 @@ struct ModelFolder {
   // The feature-augmented head (match_head.json), when the folder has one.
   std::shared_ptr<const match::MatchHead> head;
 
-  static ModelFolder load(const std::filesystem::path& dir);
+  static ModelFolder load(const std::filesystem::path& dir, ops::MatmulPrecision precision = ops::MatmulPrecision::FP32);
 };
 
 }  // namespace geoalign::model

@@ -2,14 +2,14 @@
 
 namespace geoalign::ops {
 
-Linear::Linear(const Tensor& weight, const Tensor& bias, Activation activation) {
+Linear::Linear(const Tensor& weight, const Tensor& bias, Activation activation, MatmulPrecision precision) {
   if (weight.rank() != 2 || bias.rank() != 1 || bias.dim(0) != weight.dim(0)) {
     throw Error("linear layer: weight " + shape_to_string(weight.shape()) + " and bias " +
                 shape_to_string(bias.shape()) + " do not fit together");
   }
   out_features_ = weight.dim(0);
   in_features_ = weight.dim(1);
-  GEOALIGN_DISPATCH_DEVICE(weight.device(), impl_ = make_linear<D>(weight, bias, activation));
+  GEOALIGN_DISPATCH_DEVICE(weight.device(), impl_ = make_linear<D>(weight, bias, activation, precision));
 }
 
 Linear::Linear(Linear&&) noexcept = default;

@@ -8,6 +8,12 @@ namespace geoalign::ops {
 
 enum class Activation { None, Gelu, GeluTanh, Relu, Tanh };
 
+// How a linear layer multiplies. Int8: weights quantized once per output channel (to
+// 127 levels each side with VNNI, 63 without), activations quantized per call with one
+// symmetric scale, int32 accumulation, then rescaled to fp32 before bias and activation.
+enum class MatmulPrecision { FP32, INT8 };
+int int8_weight_levels();  // on this CPU
+
 // y = activation(x W^T + b), with the activation fused into the GEMM's epilogue.
 // The weight keeps PyTorch's [out_features, in_features] layout; a backend may repack
 // it once here, at construction.
@@ -19,7 +25,8 @@ class Linear {
     virtual void forward(const Tensor& x, Tensor& y) const = 0;
   };
 
-  Linear(const Tensor& weight, const Tensor& bias, Activation activation = Activation::None);
+  Linear(const Tensor& weight, const Tensor& bias, Activation activation = Activation::None,
+         MatmulPrecision precision = MatmulPrecision::FP32);
   Linear(Linear&&) noexcept;
   Linear& operator=(Linear&&) noexcept;
   ~Linear();
@@ -36,6 +43,7 @@ class Linear {
 };
 
 template <Device D>
-std::unique_ptr<Linear::Impl> make_linear(const Tensor& weight, const Tensor& bias, Activation activation);
+std::unique_ptr<Linear::Impl> make_linear(const Tensor& weight, const Tensor& bias, Activation activation,
+                                          MatmulPrecision precision);
 
 }  // namespace geoalign::ops
