@@ -10,6 +10,7 @@
 #include "cli/args.h"
 #include "cli/bench_inputs.h"
 #include "cli/commands.h"
+#include "cli/stopwatch.h"
 #include "model/precision.h"
 #include "runtime/flop_count.h"
 #include "runtime/pair_scorer.h"
@@ -19,9 +20,7 @@ namespace geoalign::cli {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 std::vector<std::size_t> parse_sizes(const std::string& text) {
   std::vector<std::size_t> out;

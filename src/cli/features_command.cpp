@@ -4,6 +4,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/input_file.h"
 #include "cli/pair_reader.h"
 #include "geoalign/parser.h"
 #include "match/pair_features.h"
@@ -28,12 +29,8 @@ int run_features(int argc, char** argv, int first) {
   if (args.positional().size() > 1) throw UsageError("at most one input file");
   const AddressParser parser = AddressParser::load(args.value("parser"));
   const std::string input = args.positional().empty() ? "-" : args.positional()[0];
-  std::ifstream file;
-  if (input != "-") {
-    file.open(input, std::ios::binary);
-    if (!file) throw Error("cannot open " + input);
-  }
-  PairReader reader(input == "-" ? std::cin : file);
+  InputFile file(input);
+  PairReader reader(file.stream());
 
   std::optional<model::ModelFolder> encoder;
   if (!args.value("model").empty()) encoder = model::ModelFolder::load(args.value("model"));

@@ -6,6 +6,8 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/stopwatch.h"
+#include "cli/input_file.h"
 #include "cli/pair_reader.h"
 #include "cli/span_report.h"
 #include "geo/address_parser.h"
@@ -44,10 +46,6 @@ nlohmann::json parse_json(const ParsedAddress& p) {
   return {{"text", p.text}, {"elements", elements}, {"admin", admin}};
 }
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 int evaluate(const std::filesystem::path& model, const std::string& file, bool json) {
   const auto gazetteer = geo::Gazetteer::load(model / geo::kGazetteerFile);
   const auto tagger = geo::SequenceTagger::load(model / geo::kTaggerFile);
@@ -55,7 +53,7 @@ int evaluate(const std::filesystem::path& model, const std::string& file, bool j
   if (!in) throw Error("cannot open --eval " + file);
   const auto data = geo::read_conll(in, file);
   if (data.empty()) throw Error(file + " holds no tagged addresses");
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = Clock::now();
   const auto scores = geo::evaluate_tagger(data, gazetteer, tagger);
   const double seconds = seconds_since(start);
   const double rate = static_cast<double>(data.size()) / seconds;
@@ -91,14 +89,10 @@ int run_parse(int argc, char** argv, int first) {
 
   const AddressParser parser = AddressParser::load(args.value("model"));
   const std::string input = args.positional().empty() ? "-" : args.positional()[0];
-  std::ifstream file;
-  if (input != "-") {
-    file.open(input, std::ios::binary);
-    if (!file) throw Error("cannot open " + input);
-  }
-  std::istream& in = input == "-" ? std::cin : file;
+  InputFile file(input);
+  std::istream& in = file.stream();
 
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = Clock::now();
   std::size_t line_number = 0, errors = 0;
   std::string line;
   // One output line per input line, so outputs can be pasted beside inputs; a bad line

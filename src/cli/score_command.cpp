@@ -7,6 +7,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/input_file.h"
 #include "cli/pair_reader.h"
 #include "geoalign/matcher.h"
 
@@ -87,12 +88,8 @@ int run_score(int argc, char** argv, int first) {
   options.threads = static_cast<int>(args.integer("threads", 0, 1024));
   const Matcher matcher = Matcher::load(args.value("model"), options);
 
-  std::ifstream file;
-  if (input != "-") {
-    file.open(input, std::ios::binary);
-    if (!file) throw Error("cannot open input " + input);
-  }
-  PairReader reader(input == "-" ? std::cin : file);
+  InputFile file(input);
+  PairReader reader(file.stream());
 
   std::fputs(kHeader, stdout);
   std::vector<PairRow> chunk;

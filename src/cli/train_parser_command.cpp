@@ -5,6 +5,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/stopwatch.h"
 #include "cli/span_report.h"
 #include "geo/address_parser.h"
 #include "geo/conll.h"
@@ -21,10 +22,6 @@ std::vector<geo::TaggedAddress> read_conll_file(const std::string& path) {
   auto data = geo::read_conll(in, path);
   if (data.empty()) throw Error(path + " holds no tagged addresses");
   return data;
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace
@@ -45,7 +42,7 @@ int run_train_parser(int argc, char** argv, int first) {
     return 0;
   }
   if (args.value("train").empty() || args.value("out").empty()) throw UsageError("--train FILE and --out DIR are required");
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = Clock::now();
 
   const geo::Gazetteer gazetteer = geo::Gazetteer::load(args.value("gazetteer"));
   const auto train = read_conll_file(args.value("train"));

@@ -108,10 +108,10 @@ def main():
     print(f"{'':38} {'pairs/s (batch 64)':>19} {'ms/pair (batch 1)':>18}")
     for name, throughput, latency in rows:
         print(f"{name:38} {throughput:19.1f} {latency:18.2f}")
-    bf16 = rows[1]
     for name, throughput, latency in rows[2:]:
-        print(f"{name} vs pytorch bf16: {throughput / bf16[1]:.1f}x the throughput, {latency / bf16[2]:.2f}x the "
-              f"batch-1 latency")
+        for reference in rows[:2]:
+            print(f"{name} vs {reference[0]}: {throughput / reference[1]:.1f}x the throughput, "
+                  f"{latency / reference[2]:.2f}x the batch-1 latency")
 
 
 if __name__ == "__main__":

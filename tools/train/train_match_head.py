@@ -17,7 +17,7 @@ Steps (fixed seeds):
   3. per-class logit offsets tuned on the dev split for macro-F1, folded into the bias;
   4. export to MODEL/match_head.json, then a check that geoalign's own scores equal
      scikit-learn's probabilities on the test split, and dev/test/Shenzhen figures
-     appended to MODEL/TRAINING.txt.
+     written to MODEL/TRAINING.txt (replacing an earlier head's).
 Needs python3-sklearn (tools/train/setup.sh) and ../shared/data.
 """
 import argparse
@@ -194,8 +194,17 @@ def main():
     if args.cv:
         report += cross_validated(new_model, X, y, groups, Xs[sz_train], ys[sz_train])
     print(report, end="")
-    with open(os.path.join(args.model, "TRAINING.txt"), "a", encoding="utf-8") as f:
-        f.write(report)
+    # The encoder's own lines stay; an earlier head's report is replaced.
+    training_txt = os.path.join(args.model, "TRAINING.txt")
+    kept = []
+    if os.path.exists(training_txt):
+        with open(training_txt, encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("match head:"):
+                    break
+                kept.append(line)
+    with open(training_txt, "w", encoding="utf-8") as f:
+        f.write("".join(kept) + report)
     if max_diff > 1e-4:
         sys.exit(f"geoalign's head disagrees with scikit-learn (max diff {max_diff})")
 
