@@ -11,7 +11,7 @@ namespace {
 
 using namespace geoalign::testing;
 
-std::string shipped_parser() { return (source_dir() / "models/parser").string(); }
+std::string shipped_parser() { return (source_dir() / "models/default/parser").string(); }
 
 TEST(CliParse, OneOutputLinePerInputLineAndErrorsInPlace) {
   const std::string long_line(30000, 'a');

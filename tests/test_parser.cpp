@@ -319,7 +319,7 @@ TEST(AdminResolver, AmbiguousNamesAreReportedNotGuessed) {
 // The shipped parser, on addresses written for this test.
 class ShippedParser : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { parser_ = new AddressParser(AddressParser::load(source_dir() / "models/parser")); }
+  static void SetUpTestSuite() { parser_ = new AddressParser(AddressParser::load(source_dir() / "models/default/parser")); }
   static void TearDownTestSuite() { delete parser_; }
   static AddressParser* parser_;
 };

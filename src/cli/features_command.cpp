@@ -18,7 +18,7 @@ namespace geoalign::cli {
 // a pair scored as it did.
 int run_features(int argc, char** argv, int first) {
   Args args("features",
-            {{"parser", true, "parser folder (tagger.bin, divisions.tsv)", "models/parser"},
+            {{"parser", true, "parser folder (tagger.bin, divisions.tsv)", "models/default/parser"},
              {"model", true, "also print this model's encoder probabilities (before any match head)", ""}},
             "[FILE|-]  addr1<TAB>addr2[<TAB>label...] rows (default: standard input)");
   args.parse(argc, argv, first);

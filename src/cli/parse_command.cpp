@@ -49,10 +49,7 @@ nlohmann::json parse_json(const ParsedAddress& p) {
 int evaluate(const std::filesystem::path& model, const std::string& file, bool json) {
   const auto gazetteer = geo::Gazetteer::load(model / geo::kGazetteerFile);
   const auto tagger = geo::SequenceTagger::load(model / geo::kTaggerFile);
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw Error("cannot open --eval " + file);
-  const auto data = geo::read_conll(in, file);
-  if (data.empty()) throw Error(file + " holds no tagged addresses");
+  const auto data = geo::read_conll_file(file);
   const auto start = Clock::now();
   const auto scores = geo::evaluate_tagger(data, gazetteer, tagger);
   const double seconds = seconds_since(start);
@@ -75,7 +72,7 @@ int evaluate(const std::filesystem::path& model, const std::string& file, bool j
 
 int run_parse(int argc, char** argv, int first) {
   Args args("parse",
-            {{"model", true, "parser folder (tagger.bin, divisions.tsv)", "models/parser"},
+            {{"model", true, "parser folder (tagger.bin, divisions.tsv)", "models/default/parser"},
              {"eval", true, "score the tagger on a CoNLL file (token TAG lines) instead of parsing", ""},
              {"json", false, "with --eval: print JSON", ""}},
             "[FILE|-]  one address per line (default: standard input)");

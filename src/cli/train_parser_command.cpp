@@ -14,24 +14,12 @@
 
 namespace geoalign::cli {
 
-namespace {
-
-std::vector<geo::TaggedAddress> read_conll_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open " + path);
-  auto data = geo::read_conll(in, path);
-  if (data.empty()) throw Error(path + " holds no tagged addresses");
-  return data;
-}
-
-}  // namespace
-
 int run_train_parser(int argc, char** argv, int first) {
   Args args("train-parser",
             {{"train", true, "tagged addresses, CoNLL (token TAG per line, blank line between addresses)", ""},
              {"dev", true, "tagged addresses scored after every epoch (optional)", ""},
              {"gazetteer", true, "divisions.tsv to train with and copy into --out",
-              std::string("models/parser/") + geo::kGazetteerFile},
+              std::string("models/default/parser/") + geo::kGazetteerFile},
              {"out", true, "parser folder to write (tagger.bin, divisions.tsv)", ""},
              {"epochs", true, "passes over the training data", "12"},
              {"seed", true, "shuffling seed", "1"}},
@@ -45,8 +33,8 @@ int run_train_parser(int argc, char** argv, int first) {
   const auto start = Clock::now();
 
   const geo::Gazetteer gazetteer = geo::Gazetteer::load(args.value("gazetteer"));
-  const auto train = read_conll_file(args.value("train"));
-  const auto dev = args.value("dev").empty() ? std::vector<geo::TaggedAddress>() : read_conll_file(args.value("dev"));
+  const auto train = geo::read_conll_file(args.value("train"));
+  const auto dev = args.value("dev").empty() ? std::vector<geo::TaggedAddress>() : geo::read_conll_file(args.value("dev"));
   std::vector<geo::TaggedSequence> sequences;
   sequences.reserve(train.size());
   for (const auto& address : train) sequences.push_back({geo::extract_features(address.tokens, gazetteer), address.labels});

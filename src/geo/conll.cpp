@@ -1,6 +1,7 @@
 #include "geo/conll.h"
 
 #include <algorithm>
+#include <fstream>
 
 #include "geoalign/error.h"
 #include "text/utf8.h"
@@ -56,6 +57,14 @@ std::vector<TaggedAddress> read_conll(std::istream& in, const std::string& sourc
   if (in.bad()) throw Error(source_name + ": read error after line " + std::to_string(line_number));
   finish();
   return out;
+}
+
+std::vector<TaggedAddress> read_conll_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot open " + path);
+  auto data = read_conll(in, path);
+  if (data.empty()) throw Error(path + " holds no tagged addresses");
+  return data;
 }
 
 void SpanScores::add(const std::vector<TagSpan>& gold, const std::vector<TagSpan>& predicted) {

@@ -25,6 +25,9 @@ struct TaggedAddress {
 // Throws Error naming source:line for a malformed line, an unknown tag or invalid UTF-8.
 std::vector<TaggedAddress> read_conll(std::istream& in, const std::string& source_name);
 
+// The same from a file; also an Error if it cannot be opened or holds no address.
+std::vector<TaggedAddress> read_conll_file(const std::string& path);
+
 // Span precision, recall and F1 per tag and overall, counted as conlleval does: an
 // element is right only if its tag and both boundaries are.
 class SpanScores {

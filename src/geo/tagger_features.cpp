@@ -58,15 +58,15 @@ std::string token_key(const AddressToken& t) {
   return t.text;
 }
 
-char token_class(const AddressToken& t) {
+// `single` is the token's code point when it has exactly one, else 0.
+char token_class(const AddressToken& t, char32_t single) {
   const char first = t.text[0];
   if (first >= '0' && first <= '9') return 'D';
   if ((first >= 'a' && first <= 'z') || (first >= 'A' && first <= 'Z')) return 'L';
-  const std::u32string cps = text::decode_utf8(t.text);
-  if (cps.size() != 1) return 'O';
-  if (kChineseNumerals.find(cps[0]) != std::u32string_view::npos) return 'N';
-  if (text::unicode::is_cjk_ideograph(cps[0])) return 'C';
-  if (text::unicode::is_punctuation(cps[0])) return 'P';
+  if (single == 0) return 'O';
+  if (kChineseNumerals.find(single) != std::u32string_view::npos) return 'N';
+  if (text::unicode::is_cjk_ideograph(single)) return 'C';
+  if (text::unicode::is_punctuation(single)) return 'P';
   return 'O';
 }
 
@@ -135,10 +135,10 @@ TokenFeatures extract_features(const std::vector<AddressToken>& tokens, const Ga
   std::string classes(n, 'O');
   std::u32string chars(n, 0);  // one code point per single-character token, 0 elsewhere
   for (std::size_t i = 0; i < n; ++i) {
-    keys[i] = token_key(tokens[i]);
-    classes[i] = token_class(tokens[i]);
     const std::u32string cps = text::decode_utf8(tokens[i].text);
     if (cps.size() == 1) chars[i] = cps[0];
+    keys[i] = token_key(tokens[i]);
+    classes[i] = token_class(tokens[i], chars[i]);
   }
   auto key = [&](std::ptrdiff_t i) -> std::string_view {
     if (i < 0) return "<s>";

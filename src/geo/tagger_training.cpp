@@ -4,6 +4,7 @@
 #include <memory>
 #include <numeric>
 #include <random>
+#include <span>
 #include <unordered_map>
 
 #include "geo/viterbi.h"
@@ -25,9 +26,9 @@ class AveragedWeights {
     w_[i] += delta;
     u_[i] += step * delta;
   }
-  float current(std::size_t i) const { return w_[i]; }
   float average(std::size_t i, double steps) const { return static_cast<float>(w_[i] - u_[i] / steps); }
   const float* current_row(std::size_t row) const { return &w_[row * L]; }
+  std::span<const float> current() const { return w_; }
 
  private:
   std::vector<float> w_;
@@ -62,7 +63,7 @@ class Trainer {
 
   SequenceTagger averaged() const {
     const double steps = std::max(1.0, step_);
-    std::vector<float> transitions(transitions_.size());
+    std::vector<float> transitions((L + 1) * L);
     for (std::size_t i = 0; i < transitions.size(); ++i) transitions[i] = transition_weights_.average(i, steps);
     std::vector<SequenceTagger::FeatureWeights> features;
     features.reserve(ids_.size());
@@ -91,8 +92,7 @@ class Trainer {
         for (std::size_t y = 0; y < L; ++y) emissions[t * L + y] += row[y];
       }
     }
-    for (std::size_t i = 0; i < transitions_.size(); ++i) transitions_[i] = transition_weights_.current(i);
-    const std::vector<Label> predicted = viterbi(emissions, transitions_);
+    const std::vector<Label> predicted = viterbi(emissions, transition_weights_.current());
     if (predicted == seq.labels) return;
 
     for (std::size_t t = 0; t < n; ++t) {
@@ -117,7 +117,6 @@ class Trainer {
   std::vector<std::vector<std::uint32_t>> rows_;  // per sequence, per feature occurrence
   std::unique_ptr<AveragedWeights> features_;
   AveragedWeights transition_weights_{(L + 1) * L};
-  std::vector<float> transitions_ = std::vector<float>((L + 1) * L, 0.0f);
   double step_ = 0;
 };
 

@@ -16,6 +16,8 @@ namespace {
 constexpr std::array<const char*, 18> kComparedTags = {
     "prov", "city",   "district", "devzone",   "town", "community", "road",   "subroad", "roadno",
     "subroadno", "poi", "subpoi", "houseno",  "cellno", "floorno",  "roomno", "person",  "assist"};
+// The first 16 (prov .. roomno) name a place at some granularity; person and assist do not.
+constexpr std::size_t kPlaceTags = 16;
 constexpr std::array<const char*, 6> kAdminTags = {"country", "prov", "city", "district", "town", "redundant"};
 
 int chinese_digit(char32_t c) {
@@ -191,13 +193,17 @@ std::u32string tail_text(const ParsedAddress& p) {
   return out;
 }
 
+// Index of a place tag in kComparedTags (finer is larger), or -1.
+long place_rank(const std::string& tag) {
+  const auto end = kComparedTags.begin() + kPlaceTags;
+  const auto it = std::find(kComparedTags.begin(), end, tag);
+  return it == end ? -1 : it - kComparedTags.begin();
+}
+
 float granularity(const ParsedAddress& p) {
-  float finest = 0;
-  for (const auto& e : p.elements) {
-    const auto it = std::find(kComparedTags.begin(), kComparedTags.begin() + 16, e.tag);
-    if (it != kComparedTags.begin() + 16) finest = std::max(finest, static_cast<float>(it - kComparedTags.begin() + 1));
-  }
-  return finest;
+  long finest = -1;
+  for (const auto& e : p.elements) finest = std::max(finest, place_rank(e.tag));
+  return static_cast<float>(finest + 1);
 }
 
 // Every digit run in the text, as a set: house, building and room numbers together.
@@ -230,9 +236,8 @@ void add_finest_element(const ParsedAddress& a, const ParsedAddress& b, std::vec
     const AddressElement* best = nullptr;
     long best_rank = -1;
     for (const auto& e : p.elements) {
-      const auto it = std::find(kComparedTags.begin(), kComparedTags.begin() + 16, e.tag);
-      const long rank = it - kComparedTags.begin();
-      if (rank < 16 && rank >= best_rank) {
+      const long rank = place_rank(e.tag);
+      if (rank >= 0 && rank >= best_rank) {
         best_rank = rank;
         best = &e;
       }

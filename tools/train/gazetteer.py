@@ -1,4 +1,4 @@
-"""The vendored gazetteer (models/parser/divisions.tsv) as admin chains."""
+"""The vendored gazetteer (models/default/parser/divisions.tsv) as admin chains."""
 import os
 import random
 

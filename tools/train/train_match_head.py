@@ -126,7 +126,7 @@ def binary_f1(gold, match):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", default=os.path.join(ROOT, "models", "default"))
-    ap.add_argument("--parser", default="../parser", help="parser folder, relative to --model")
+    ap.add_argument("--parser", default="parser", help="parser folder, relative to --model")
     ap.add_argument("--geoalign", default=os.path.join(ROOT, "build", "release", "geoalign"))
     ap.add_argument("--iterations", type=int, default=400)
     ap.add_argument("--learning-rate", type=float, default=0.05)
