@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   libdnnl-dev          # oneDNN: GEMM and CPU ISA dispatch
+  ocl-icd-opencl-dev   # oneDNN's CMake config looks for OpenCL (only recommended by libdnnl-dev)
   libicu-dev           # Unicode categories, NFC/NFD and case mapping for the tokenizer
   nlohmann-json3-dev   # config.json and safetensors headers
   libopencc-dev opencc # optional traditional -> simplified normalization

@@ -60,7 +60,7 @@ TEST(ModelParity, LogitsMatchPyTorchReference) {
 }
 
 TEST(ModelParity, EmbeddingsMatchPyTorchReference) {
-  const auto matcher = Matcher::load(fixture_model());
+  const auto matcher = Matcher::load(fixture_model(), {.precision = Precision::FP32});
   const auto addresses = golden()["addresses"].get<std::vector<std::string>>();
   for (const auto& [pooling, key] : {std::pair{Pooling::Mean, "mean_embeddings"}, std::pair{Pooling::Cls, "cls_embeddings"}}) {
     const auto vectors = matcher.embed(addresses, pooling, 5);
@@ -105,12 +105,18 @@ TEST(ModelParity, Int8ProbabilitiesStayCloseToFp32) {
   }
 }
 
-TEST(ModelParity, Bf16WithoutAKernelIsAClearError) {
-  try {
-    Matcher::load(fixture_model(), {.precision = Precision::BF16});
-    FAIL() << "bf16 loaded without a bf16 kernel";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("use fp32, int8 or auto"), std::string::npos) << e.what();
+// bf16 rounds weights and activations to 8 significant bits; products still accumulate
+// in fp32, so on this fixture probabilities move by less than 0.02 (on the shipped model
+// bf16 keeps fp32's label on 99.9% of real pairs: README, "Precision").
+TEST(ModelParity, Bf16ProbabilitiesStayCloseToFp32) {
+  const auto fp32 = Matcher::load(fixture_model(), {.precision = Precision::FP32});
+  const auto bf16 = Matcher::load(fixture_model(), {.precision = Precision::BF16});
+  EXPECT_EQ(bf16.precision(), Precision::BF16);
+  std::vector<AddressPair> pairs;
+  for (const auto& p : golden()["pairs"]) pairs.push_back({p[0], p[1]});
+  const auto want = fp32.score(pairs), got = bf16.score(pairs);
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    for (std::size_t k = 0; k < 3; ++k) EXPECT_NEAR(got[i].probabilities[k], want[i].probabilities[k], 0.02) << i;
   }
 }
 

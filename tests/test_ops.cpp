@@ -6,6 +6,7 @@
 #include <limits>
 #include <random>
 
+#include "backend/cpu/bf16.h"
 #include "backend/cpu/isa.h"
 #include "backend/ops/attention.h"
 #include "backend/ops/embedding.h"
@@ -98,6 +99,69 @@ TEST_P(OpsTest, Int8LinearStaysWithinItsQuantizationBound) {
   }
 }
 
+// bf16 against the exact product: rounding x and W to 8 significant bits each moves a
+// product by at most 2^-7 of its size, so every output lies within 2^-7 sum_k |x_k W_k|
+// (plus fp32 accumulation), times the activation's steepest slope. Runs whichever bf16
+// kernel this CPU has: oneDNN's native one, or fp32 on bf16-rounded weights.
+TEST_P(OpsTest, Bf16LinearStaysWithinItsRoundingBound) {
+  const std::int64_t rows = 13, in = 96, out = 40;
+  const auto x = random_values(rows * in, 7), w = random_values(out * in, 8, 0.2f), b = random_values(out, 9);
+  for (Activation a : {Activation::None, Activation::Gelu}) {
+    const Linear linear(Tensor::from_vector({out, in}, w), Tensor::from_vector({out}, b), a, MatmulPrecision::BF16);
+    Tensor y;
+    linear(Tensor::from_vector({rows, in}, x), y);
+    const auto got = y.to_vector();
+    const double slope = a == Activation::Gelu ? 1.13 : 1.0;
+    for (std::int64_t r = 0; r < rows; ++r) {
+      for (std::int64_t o = 0; o < out; ++o) {
+        double acc = b[o], magnitude = 0;
+        for (std::int64_t k = 0; k < in; ++k) {
+          const double product = static_cast<double>(x[r * in + k]) * w[o * in + k];
+          acc += product;
+          magnitude += std::abs(product);
+        }
+        const double want = activate(static_cast<float>(acc), a);
+        ASSERT_LE(std::abs(got[r * out + o] - want), slope * magnitude * 0x1p-7 + 1e-5) << "row " << r << " col " << o;
+      }
+    }
+  }
+}
+
+TEST_P(OpsTest, Bf16LinearUsesTheNativeKernelWhereTheCpuHasOne) {
+  const Linear linear(Tensor::from_vector({8, 32}, random_values(8 * 32, 3)), Tensor({8}), Activation::None,
+                      MatmulPrecision::BF16);
+  const bool emulated = linear.kernel().rfind("bf16 weights on ", 0) == 0;
+  EXPECT_EQ(emulated, !native_bf16_matmul()) << linear.kernel();
+}
+
+// The vector conversion must round exactly as the scalar reference does: to nearest,
+// ties to even, NaN kept NaN. Denormals are left out: AVX512-BF16 flushes them to zero.
+TEST(Bf16Conversion, EveryIsaRoundsToNearestEven) {
+  std::vector<float> values = random_values(100003, 12, 1e3f);
+  const float specials[] = {0.0f, -0.0f, 1.0f, 1.00390625f, 1.01171875f, 3.0e38f, -3.0e38f,
+                            std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::quiet_NaN(), 65504.0f, 1e-30f};
+  values.insert(values.begin() + 17, std::begin(specials), std::end(specials));
+  EXPECT_EQ(cpu::to_bf16(1.00390625f), 0x3f80);  // a tie rounds to the even 1.0
+  EXPECT_EQ(cpu::to_bf16(1.01171875f), 0x3f82);  // and this tie up to the even neighbour
+  for (cpu::Isa isa : {cpu::Isa::Avx512Bf16, cpu::Isa::Avx2, cpu::Isa::Baseline}) {
+    cpu::limit_isa(isa);
+    std::vector<std::uint16_t> got(values.size());
+    cpu::to_bf16(values.data(), got.data(), static_cast<std::int64_t>(values.size()));
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const float back = cpu::from_bf16(got[i]);
+      if (std::isnan(values[i])) {
+        ASSERT_TRUE(std::isnan(back)) << i;
+        continue;
+      }
+      ASSERT_EQ(got[i], cpu::to_bf16(values[i])) << cpu::isa_name(isa) << " value " << values[i];
+      if (std::isinf(values[i])) ASSERT_EQ(back, values[i]);
+      else ASSERT_LE(std::abs(back - values[i]), std::abs(values[i]) * 0x1p-8f) << values[i];
+    }
+  }
+  cpu::limit_isa(cpu::Isa::Avx512Bf16);
+}
+
 TEST_P(OpsTest, LinearRejectsWrongWidth) {
   const Linear linear(Tensor({4, 3}), Tensor({4}));
   Tensor y;
@@ -172,13 +236,13 @@ TEST_P(OpsTest, RaggedAttentionEqualsPaddedMaskedAttentionOnEveryIsa) {
   const std::vector<std::int32_t> cu = {0, 3, 4, 11, 18, 75};
   const auto qkv = random_values(75 * 3 * hidden, 8);
   const auto want = padded_attention(qkv, cu, heads, hidden);
-  for (cpu::Isa isa : {cpu::Isa::Avx2, cpu::Isa::Baseline}) {
+  for (cpu::Isa isa : {cpu::Isa::Avx512Bf16, cpu::Isa::Avx2, cpu::Isa::Baseline}) {
     cpu::limit_isa(isa);
     Tensor out;
     attention(Tensor::from_vector({75, 3 * hidden}, qkv), cu, heads, out);
     expect_close(out.to_vector(), want, 1e-5f);
   }
-  cpu::limit_isa(cpu::Isa::Avx2);
+  cpu::limit_isa(cpu::Isa::Avx512Bf16);
 }
 
 TEST_P(OpsTest, AttentionRejectsBadSeqlens) {

@@ -75,7 +75,7 @@ TEST(ServeHttp, MatchAgreesWithOfflineScoring) {
   const auto r = server.post("/v1/match", match_body(kPairs.size()));
   ASSERT_EQ(r.status, 200) << r.body;
   const auto results = json::parse(r.body)["results"];
-  const auto matcher = Matcher::load(fixture_model());
+  const auto matcher = Matcher::load(fixture_model(), {.precision = Precision::FP32});
   std::vector<AddressPair> pairs;
   for (const auto& p : kPairs) pairs.push_back({p.first, p.second});
   const auto want = matcher.score(pairs);

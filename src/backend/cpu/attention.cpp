@@ -69,7 +69,7 @@ void attention<Device::CPU>(const Tensor& qkv, std::span<const std::int32_t> cu_
   const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
   const float* base = qkv.data<float>();
   float* y = out.data<float>();
-  const auto kernel = cpu::active_isa() == cpu::Isa::Avx2 ? attend_one_head_avx2 : attend_one_head_baseline;
+  const auto kernel = cpu::isa_at_least(cpu::Isa::Avx2) ? attend_one_head_avx2 : attend_one_head_baseline;
 
   cpu::parallel_for(sequences * num_heads, [&](std::int64_t task) {
     const std::int64_t s = task / num_heads;

@@ -10,12 +10,20 @@ namespace {
 
 Isa detected() {
   __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? Isa::Avx2 : Isa::Baseline;
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return Isa::Baseline;
+  const bool avx512_bf16 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bf16");
+  return avx512_bf16 ? Isa::Avx512Bf16 : Isa::Avx2;
 }
+
+Isa lower(Isa a, Isa b) { return static_cast<int>(a) < static_cast<int>(b) ? a : b; }
 
 Isa from_environment(Isa best) {
   const char* env = std::getenv("GEOALIGN_MAX_ISA");
-  if (env != nullptr && std::strcmp(env, "baseline") == 0) return Isa::Baseline;
+  if (env == nullptr) return best;
+  for (Isa isa : {Isa::Baseline, Isa::Avx2, Isa::Avx512Bf16}) {
+    if (std::strcmp(env, isa_name(isa)) == 0) return lower(isa, best);
+  }
   return best;
 }
 
@@ -28,11 +36,17 @@ std::atomic<Isa>& current() {
 
 Isa active_isa() { return current().load(std::memory_order_relaxed); }
 
-void limit_isa(Isa max) {
-  const Isa best = detected();
-  current().store(static_cast<int>(max) < static_cast<int>(best) ? max : best);
-}
+bool isa_at_least(Isa level) { return static_cast<int>(active_isa()) >= static_cast<int>(level); }
 
-const char* isa_name(Isa isa) { return isa == Isa::Avx2 ? "avx2" : "baseline"; }
+void limit_isa(Isa max) { current().store(lower(max, detected())); }
+
+const char* isa_name(Isa isa) {
+  switch (isa) {
+    case Isa::Avx512Bf16: return "avx512_bf16";
+    case Isa::Avx2: return "avx2";
+    case Isa::Baseline: break;
+  }
+  return "baseline";
+}
 
 }  // namespace geoalign::cpu

@@ -2,14 +2,17 @@
 
 namespace geoalign::cpu {
 
-// The instruction sets geoalign's own kernels are compiled for. Each kernel has a
-// baseline x86-64 build and an AVX2+FMA build; the best one the CPU supports runs,
-// unless limited (tests use the limit to check every path against the reference).
-enum class Isa { Baseline = 0, Avx2 = 1 };
+// The instruction sets geoalign's own kernels are compiled for, in increasing order.
+// Each kernel has a baseline x86-64 build and faster builds for the levels that help it;
+// the best one the CPU supports runs, unless limited (tests use the limit to check every
+// path against the reference). Avx512Bf16 means AVX-512 F/BW/VL plus the BF16
+// conversion and dot-product instructions.
+enum class Isa { Baseline = 0, Avx2 = 1, Avx512Bf16 = 2 };
 
 Isa active_isa();
+bool isa_at_least(Isa level);
 // Never raises the level above what the CPU supports. Also read once from the
-// environment variable GEOALIGN_MAX_ISA (baseline or avx2).
+// environment variable GEOALIGN_MAX_ISA (baseline, avx2 or avx512_bf16).
 void limit_isa(Isa max);
 const char* isa_name(Isa isa);
 

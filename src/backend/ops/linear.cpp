@@ -2,6 +2,15 @@
 
 namespace geoalign::ops {
 
+const char* matmul_precision_name(MatmulPrecision precision) {
+  switch (precision) {
+    case MatmulPrecision::BF16: return "bf16";
+    case MatmulPrecision::INT8: return "int8";
+    case MatmulPrecision::FP32: break;
+  }
+  return "fp32";
+}
+
 Linear::Linear(const Tensor& weight, const Tensor& bias, Activation activation, MatmulPrecision precision) {
   if (weight.rank() != 2 || bias.rank() != 1 || bias.dim(0) != weight.dim(0)) {
     throw Error("linear layer: weight " + shape_to_string(weight.shape()) + " and bias " +

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "backend/tensor.h"
 
@@ -8,11 +9,20 @@ namespace geoalign::ops {
 
 enum class Activation { None, Gelu, GeluTanh, Relu, Tanh };
 
-// How a linear layer multiplies. Int8: weights quantized once per output channel (to
-// 127 levels each side with VNNI, 63 without), activations quantized per call with one
-// symmetric scale, int32 accumulation, then rescaled to fp32 before bias and activation.
-enum class MatmulPrecision { FP32, INT8 };
-int int8_weight_levels();  // on this CPU
+// How a linear layer multiplies.
+// BF16: weights rounded to bf16 once, activations per call; products accumulate in fp32,
+//   and bias, activation and output stay fp32.
+// INT8: weights quantized once per output channel (to 127 levels each side with VNNI, 63
+//   without), activations quantized per call with one symmetric scale, int32
+//   accumulation, then rescaled to fp32 before bias and activation.
+enum class MatmulPrecision { FP32, BF16, INT8 };
+const char* matmul_precision_name(MatmulPrecision precision);
+
+// Facts about this CPU (as capped by ONEDNN_MAX_CPU_ISA).
+int int8_weight_levels();
+// AVX512-BF16 or AMX. Without them a bf16 layer runs fp32 arithmetic on bf16-rounded
+// weights: bf16's accuracy at fp32's speed.
+bool native_bf16_matmul();
 
 // y = activation(x W^T + b), with the activation fused into the GEMM's epilogue.
 // The weight keeps PyTorch's [out_features, in_features] layout; a backend may repack
@@ -23,6 +33,8 @@ class Linear {
    public:
     virtual ~Impl() = default;
     virtual void forward(const Tensor& x, Tensor& y) const = 0;
+    // The kernel that runs, as its library names it (oneDNN: "brg:avx512_core_bf16").
+    virtual std::string kernel() const = 0;
   };
 
   Linear(const Tensor& weight, const Tensor& bias, Activation activation = Activation::None,
@@ -36,6 +48,7 @@ class Linear {
 
   std::int64_t in_features() const { return in_features_; }
   std::int64_t out_features() const { return out_features_; }
+  std::string kernel() const { return impl_->kernel(); }
 
  private:
   std::int64_t in_features_, out_features_;

@@ -1,0 +1,106 @@
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "backend/cpu/linear_kernels.h"
+#include "backend/cpu/onednn.h"
+
+namespace geoalign::cpu {
+
+namespace {
+
+using dnnl::memory;
+using tag = memory::format_tag;
+using dt = memory::data_type;
+
+// Dynamic int8: s8 weights with a scale per output channel, made once; s8 activations
+// with one scale per call (their absolute maximum over 127); oneDNN multiplies in int32
+// and rescales by activation scale x weight scale, then adds the fp32 bias and applies
+// the activation as post-ops, so only the product is quantized.
+class OneDnnInt8Linear final : public ops::Linear::Impl {
+ public:
+  OneDnnInt8Linear(const Tensor& weight, const Tensor& bias, ops::Activation activation)
+      : out_(weight.dim(0)), in_(weight.dim(1)), bias_(bias.shape()), weight_scales_(static_cast<std::size_t>(out_)) {
+    std::memcpy(bias_.data<float>(), bias.data<float>(), static_cast<std::size_t>(bias.numel()) * sizeof(float));
+    std::vector<std::int8_t> quantized(static_cast<std::size_t>(out_ * in_));
+    const float* w = weight.data<float>();
+    const auto levels = static_cast<float>(ops::int8_weight_levels());
+    for (memory::dim o = 0; o < out_; ++o) {
+      float max_abs = 0.0f;
+      for (memory::dim i = 0; i < in_; ++i) max_abs = std::max(max_abs, std::fabs(w[o * in_ + i]));
+      const float scale = max_abs > 0.0f ? max_abs / levels : 1.0f;
+      weight_scales_[static_cast<std::size_t>(o)] = scale;
+      for (memory::dim i = 0; i < in_; ++i) {
+        quantized[static_cast<std::size_t>(o * in_ + i)] =
+            static_cast<std::int8_t>(std::lrintf(std::clamp(w[o * in_ + i] / scale, -levels, levels)));
+      }
+    }
+
+    auto& engine = onednn_engine();
+    const memory::dim rows = DNNL_RUNTIME_DIM_VAL;
+    const memory::desc src_md({rows, in_}, dt::s8, memory::dims{in_, 1});
+    const memory::desc any_weight_md({in_, out_}, dt::s8, tag::any);
+    const memory::desc dst_md({rows, out_}, dt::f32, memory::dims{out_, 1});
+    const memory::desc bias_md({1, out_}, dt::f32, tag::ab);
+    dnnl::primitive_attr attr;
+    attr.set_output_scales(1 << 1, {DNNL_RUNTIME_F32_VAL});
+    dnnl::post_ops post_ops;
+    post_ops.append_binary(dnnl::algorithm::binary_add, bias_md);
+    append_activation(post_ops, activation);
+    attr.set_post_ops(post_ops);
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, any_weight_md, dst_md), attr, engine);
+    kernel_ = pd.impl_info_str();
+    matmul_ = dnnl::matmul(pd);
+    weight_mem_ = repack(memory({{in_, out_}, dt::s8, tag::ba}, engine, quantized.data()), pd.weights_desc());
+    bias_mem_ = memory(bias_md, engine, bias_.data<float>());
+  }
+
+  void forward(const Tensor& x, Tensor& y) const override {
+    const memory::dim rows = x.dim(0);
+    const auto count = static_cast<std::size_t>(rows * in_);
+    const float* xs = x.data<float>();
+    float max_abs = 0.0f;
+    for (std::size_t i = 0; i < count; ++i) max_abs = std::max(max_abs, std::fabs(xs[i]));
+    const float x_scale = max_abs > 0.0f ? max_abs / 127.0f : 1.0f;
+    const float inverse = 1.0f / x_scale;
+    thread_local std::vector<std::int8_t> quantized;
+    thread_local std::vector<float> output_scales;
+    quantized.resize(count);
+    for (std::size_t i = 0; i < count; ++i) quantized[i] = static_cast<std::int8_t>(std::lrintf(xs[i] * inverse));
+    output_scales.resize(weight_scales_.size());
+    for (std::size_t o = 0; o < weight_scales_.size(); ++o) output_scales[o] = x_scale * weight_scales_[o];
+
+    auto& engine = onednn_engine();
+    memory src({{rows, in_}, dt::s8, tag::ab}, engine, quantized.data());
+    memory dst({{rows, out_}, dt::f32, tag::ab}, engine, y.data<float>());
+    memory scales({{out_}, dt::f32, tag::a}, engine, output_scales.data());
+    auto& stream = onednn_stream();
+    matmul_.execute(stream, {{DNNL_ARG_SRC, src},
+                             {DNNL_ARG_WEIGHTS, weight_mem_},
+                             {DNNL_ARG_DST, dst},
+                             {DNNL_ARG_ATTR_OUTPUT_SCALES, scales},
+                             {DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, bias_mem_}});
+    stream.wait();
+  }
+
+  std::string kernel() const override { return kernel_; }
+
+ private:
+  memory::dim out_, in_;
+  Tensor bias_;
+  std::vector<float> weight_scales_;
+  dnnl::matmul matmul_;
+  memory weight_mem_, bias_mem_;
+  std::string kernel_;
+};
+
+}  // namespace
+
+std::unique_ptr<ops::Linear::Impl> make_int8_linear(const Tensor& weight, const Tensor& bias,
+                                                    ops::Activation activation) {
+  return std::make_unique<OneDnnInt8Linear>(weight, bias, activation);
+}
+
+}  // namespace geoalign::cpu
