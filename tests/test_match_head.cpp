@@ -2,6 +2,9 @@
 // shipped default model on pairs written for this test.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+
 #include <nlohmann/json.hpp>
 
 #include "geoalign/matcher.h"
@@ -39,6 +42,56 @@ TEST(GradientBoostedTrees, SumsLeavesPerClassAndSoftmaxes) {
   EXPECT_NEAR(class1(t, 0.5f, 9.0f), sigmoid(0.25 - 1.0 - 0.1), 1e-6);  // <= goes left
   EXPECT_NEAR(class1(t, 0.6f, 2.0f), sigmoid(0.25 + 0.5 - 0.1), 1e-6);
   EXPECT_NEAR(class1(t, 0.6f, 2.5f), sigmoid(0.25 + 2.0 - 0.1), 1e-6);
+}
+
+// Random trees of uneven depth, walked by a plain recursive reference over the JSON:
+// the batched, lockstep walk must give the same probabilities for every row, whatever
+// the number of rows and trees (not a multiple of the lane count).
+TEST(GradientBoostedTrees, BatchedWalkEqualsAPlainWalk) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  constexpr int kFeatures = 5, kClasses = 3;
+  nlohmann::json j = {{"bias", {0.1, -0.2, 0.3}}, {"trees", nlohmann::json::array()}};
+  for (int t = 0; t < 29; ++t) {
+    nlohmann::json nodes = nlohmann::json::array();
+    // Grow by splitting a random leaf, so depths vary; children always follow parents.
+    nodes.push_back({-1, 0.0, 0, 0, unit(rng) - 0.5f});
+    for (int split = 0; split < 1 + t % 9; ++split) {
+      std::vector<std::size_t> leaves;
+      for (std::size_t i = 0; i < nodes.size(); ++i) if (nodes[i][0] == -1) leaves.push_back(i);
+      const std::size_t leaf = leaves[rng() % leaves.size()];
+      const auto left = nodes.size();
+      nodes.push_back({-1, 0.0, 0, 0, unit(rng) - 0.5f});
+      nodes.push_back({-1, 0.0, 0, 0, unit(rng) - 0.5f});
+      nodes[leaf] = {static_cast<int>(rng() % kFeatures), unit(rng), left, left + 1, 0.0};
+    }
+    j["trees"].push_back({{"class", t % kClasses}, {"nodes", nodes}});
+  }
+  const auto trees = GradientBoostedTrees::from_json(j, kFeatures, "random.json");
+  for (std::size_t rows : {1u, 7u, 16u, 37u}) {
+    std::vector<float> x(rows * kFeatures);
+    for (float& v : x) v = unit(rng);
+    std::vector<float> got(rows * kClasses);
+    trees.predict(x, rows, got);
+    for (std::size_t r = 0; r < rows; ++r) {
+      double logits[kClasses] = {0.1, -0.2, 0.3};
+      for (const auto& tree : j["trees"]) {
+        std::size_t i = 0;
+        while (tree["nodes"][i][0].get<int>() >= 0) {
+          const auto& n = tree["nodes"][i];
+          i = x[r * kFeatures + n[0].get<std::size_t>()] <= n[1].get<float>() ? n[2].get<std::size_t>()
+                                                                               : n[3].get<std::size_t>();
+        }
+        logits[tree["class"].get<std::size_t>()] += tree["nodes"][i][4].get<float>();
+      }
+      const double max = *std::max_element(logits, logits + kClasses);
+      double sum = 0;
+      for (double l : logits) sum += std::exp(l - max);
+      for (int k = 0; k < kClasses; ++k) {
+        EXPECT_NEAR(got[r * kClasses + k], std::exp(logits[k] - max) / sum, 1e-6) << "rows " << rows << " row " << r;
+      }
+    }
+  }
 }
 
 void expect_tree_error(const std::function<void(nlohmann::json&)>& damage, const std::string& fragment) {

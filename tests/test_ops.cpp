@@ -162,6 +162,28 @@ TEST(Bf16Conversion, EveryIsaRoundsToNearestEven) {
   cpu::limit_isa(cpu::Isa::Avx512Bf16);
 }
 
+// Linear runs rows in fixed-size chunks with a padded remainder (RowChunkedMatmul); a
+// row's result must not depend on how many rows share the call, for any precision whose
+// activation rounding is per value (fp32, bf16). Row counts straddle the bucket edges.
+TEST_P(OpsTest, LinearRowsDoNotDependOnTheBatch) {
+  const std::int64_t in = 48, out = 20, total = 600;
+  const auto x = random_values(total * in, 13), w = random_values(out * in, 14, 0.2f), b = random_values(out, 15);
+  for (MatmulPrecision precision : {MatmulPrecision::FP32, MatmulPrecision::BF16}) {
+    const Linear linear(Tensor::from_vector({out, in}, w), Tensor::from_vector({out}, b), Activation::Gelu, precision);
+    Tensor all;
+    linear(Tensor::from_vector({total, in}, x), all);
+    const auto want = all.to_vector();
+    for (std::int64_t rows : {1, 15, 16, 17, 63, 100, 255, 256, 257, 513}) {
+      const std::int64_t first = total - rows;
+      std::vector<float> part(x.begin() + first * in, x.end());
+      Tensor y;
+      linear(Tensor::from_vector({rows, in}, part), y);
+      const std::vector<float> expected(want.begin() + first * out, want.end());
+      expect_close(y.to_vector(), expected, 1e-5f);
+    }
+  }
+}
+
 TEST_P(OpsTest, LinearRejectsWrongWidth) {
   const Linear linear(Tensor({4, 3}), Tensor({4}));
   Tensor y;
@@ -170,7 +192,7 @@ TEST_P(OpsTest, LinearRejectsWrongWidth) {
 }
 
 TEST_P(OpsTest, LayerNormWithResidualInPlace) {
-  const std::int64_t rows = 5, hidden = 24;
+  const std::int64_t rows = 5, hidden = 40;
   const auto x = random_values(rows * hidden, 4, 3.0f), r = random_values(rows * hidden, 5);
   const auto g = random_values(hidden, 6), b = random_values(hidden, 7);
   std::vector<float> want(rows * hidden);
@@ -185,11 +207,15 @@ TEST_P(OpsTest, LayerNormWithResidualInPlace) {
           static_cast<float>((x[i * hidden + h] + r[i * hidden + h] - mean) / std::sqrt(var + 1e-12) * g[h] + b[h]);
     }
   }
-  Tensor residual = Tensor::from_vector({rows, hidden}, r);
-  // The model writes the result over the residual stream; that aliasing must be safe.
-  layer_norm(Tensor::from_vector({rows, hidden}, x), &residual, Tensor::from_vector({hidden}, g),
-             Tensor::from_vector({hidden}, b), 1e-12f, residual);
-  expect_close(residual.to_vector(), want, 1e-5f);
+  for (cpu::Isa isa : {cpu::Isa::Avx512Bf16, cpu::Isa::Avx2, cpu::Isa::Baseline}) {
+    cpu::limit_isa(isa);
+    Tensor residual = Tensor::from_vector({rows, hidden}, r);
+    // The model writes the result over the residual stream; that aliasing must be safe.
+    layer_norm(Tensor::from_vector({rows, hidden}, x), &residual, Tensor::from_vector({hidden}, g),
+               Tensor::from_vector({hidden}, b), 1e-12f, residual);
+    expect_close(residual.to_vector(), want, 1e-5f);
+  }
+  cpu::limit_isa(cpu::Isa::Avx512Bf16);
 }
 
 // Attention over a padded batch with Hugging Face's additive mask, the reference for

@@ -74,15 +74,7 @@ Matcher Matcher::load(const std::filesystem::path& model_dir, const MatcherOptio
 std::vector<MatchResult> Matcher::score(std::span<const AddressPair> pairs, std::size_t batch_size) const {
   Impl& m = *impl_;
   m.scorer.require_classifier();
-  std::vector<text::EncodedInput> inputs;
-  inputs.reserve(pairs.size());
-  for (std::size_t i = 0; i < pairs.size(); ++i) {
-    try {
-      inputs.push_back(m.scorer.encode_pair(pairs[i].a, pairs[i].b));
-    } catch (const Error& e) {
-      throw Error("pair " + std::to_string(i) + ": " + e.what());
-    }
-  }
+  const std::vector<text::EncodedInput> inputs = m.scorer.encode_pairs(pairs);
   std::vector<MatchResult> results(pairs.size()), batch_results;
   std::lock_guard lock(m.mutex);
   for_each_length_batch(inputs, batch_size, [&](auto batch, std::span<const std::size_t> slots) {
@@ -95,15 +87,7 @@ std::vector<MatchResult> Matcher::score(std::span<const AddressPair> pairs, std:
 std::vector<std::vector<float>> Matcher::embed(std::span<const std::string> addresses, Pooling pooling,
                                                std::size_t batch_size) const {
   Impl& m = *impl_;
-  std::vector<text::EncodedInput> inputs;
-  inputs.reserve(addresses.size());
-  for (std::size_t i = 0; i < addresses.size(); ++i) {
-    try {
-      inputs.push_back(m.scorer.encode_address(addresses[i]));
-    } catch (const Error& e) {
-      throw Error("address " + std::to_string(i) + ": " + e.what());
-    }
-  }
+  const std::vector<text::EncodedInput> inputs = m.scorer.encode_addresses(addresses);
   const auto op_pooling = pooling == Pooling::Cls ? ops::Pooling::Cls : ops::Pooling::Mean;
   std::vector<std::vector<float>> out(addresses.size()), batch_vectors;
   std::lock_guard lock(m.mutex);

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <numeric>
 
+#include "backend/cpu/parallel.h"
 #include "backend/threads.h"
 #include "cli/args.h"
 #include "cli/bench_inputs.h"
@@ -42,23 +43,31 @@ int run_profile(int argc, char** argv, int first) {
   std::vector<text::EncodedInput> encoded;
   for (std::size_t first_pair = 0; first_pair < pairs.size(); first_pair += batch_size) {
     const std::size_t end = std::min(pairs.size(), first_pair + batch_size);
-    std::vector<std::pair<std::string, std::string>> normalized;
+    // Each stage runs over all cores, as PairScorer::encode_pairs does; read_valid_pairs
+    // has already rejected what could throw inside the parallel loops.
+    const auto count = static_cast<std::int64_t>(end - first_pair);
+    std::vector<std::pair<std::string, std::string>> normalized(static_cast<std::size_t>(count));
     {
       model::ScopedStage stage(&timer, "normalize");
-      for (std::size_t i = first_pair; i < end; ++i) {
-        normalized.emplace_back(folder.normalizer.normalize(pairs[i].a), folder.normalizer.normalize(pairs[i].b));
-      }
+      cpu::parallel_for(count, [&](std::int64_t k) {
+        const auto& p = pairs[first_pair + static_cast<std::size_t>(k)];
+        normalized[static_cast<std::size_t>(k)] = {folder.normalizer.normalize(p.a), folder.normalizer.normalize(p.b)};
+      });
     }
-    encoded.clear();
+    encoded.assign(static_cast<std::size_t>(count), {});
     {
       model::ScopedStage stage(&timer, "tokenize");
-      for (const auto& [a, b] : normalized) encoded.push_back(folder.tokenizer.encode_pair(a, b, max_length));
+      cpu::parallel_for(count, [&](std::int64_t k) {
+        const auto& [a, b] = normalized[static_cast<std::size_t>(k)];
+        encoded[static_cast<std::size_t>(k)] = folder.tokenizer.encode_pair(a, b, max_length);
+      });
     }
     if (folder.head) {
       model::ScopedStage stage(&timer, "parse and compare");
-      for (std::size_t i = first_pair; i < end; ++i) {
-        encoded[i - first_pair].pair_features = folder.head->pair_features(pairs[i].a, pairs[i].b);
-      }
+      cpu::parallel_for(count, [&](std::int64_t k) {
+        const auto& p = pairs[first_pair + static_cast<std::size_t>(k)];
+        encoded[static_cast<std::size_t>(k)].pair_features = folder.head->pair_features(p.a, p.b);
+      });
     }
     runtime::TokenBatch batch;
     {
@@ -71,10 +80,10 @@ int run_profile(int argc, char** argv, int first) {
     if (folder.head) {
       model::ScopedStage stage(&timer, "match head trees");
       const auto n = static_cast<std::size_t>(probabilities.dim(1));
-      for (std::size_t k = 0; k < encoded.size(); ++k) {
-        folder.head->probabilities(encoded[k].pair_features,
-                                   std::span<const float>(probabilities.data<float>() + k * n, n));
-      }
+      std::vector<std::span<const float>> features;
+      for (const auto& e : encoded) features.emplace_back(e.pair_features);
+      std::vector<float> out(encoded.size() * n);
+      folder.head->probabilities(features, {probabilities.data<float>(), encoded.size() * n}, out);
     }
   }
 

@@ -1,8 +1,10 @@
 #include "match/gbdt.h"
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "backend/cpu/parallel.h"
 #include "geoalign/error.h"
 
 namespace geoalign::match {
@@ -10,6 +12,7 @@ namespace geoalign::match {
 GradientBoostedTrees GradientBoostedTrees::from_json(const nlohmann::json& j, std::size_t num_features,
                                                      const std::string& where) {
   GradientBoostedTrees model;
+  model.num_features_ = num_features;
   try {
     model.bias_ = j.at("bias").get<std::vector<float>>();
     if (model.bias_.empty()) throw Error(where + ": \"bias\" is empty");
@@ -42,6 +45,7 @@ GradientBoostedTrees GradientBoostedTrees::from_json(const nlohmann::json& j, st
           throw Error(where + ": a tree node points outside its tree or backwards");
         }
       }
+      make_leaves_absorbing(tree);
       model.trees_.push_back(std::move(tree));
     }
   } catch (const nlohmann::json::exception& e) {
@@ -53,22 +57,78 @@ GradientBoostedTrees GradientBoostedTrees::from_json(const nlohmann::json& j, st
   return model;
 }
 
-std::vector<float> GradientBoostedTrees::probabilities(std::span<const float> features) const {
-  std::vector<double> logits(bias_.begin(), bias_.end());
-  for (const Tree& tree : trees_) {
-    std::uint32_t i = 0;
-    while (tree.nodes[i].feature >= 0) {
-      const Node& n = tree.nodes[i];
-      i = features[static_cast<std::size_t>(n.feature)] <= n.threshold ? n.left : n.right;
+void GradientBoostedTrees::make_leaves_absorbing(Tree& tree) {
+  std::vector<std::size_t> depth(tree.nodes.size(), 0);
+  for (std::uint32_t i = 0; i < tree.nodes.size(); ++i) {
+    Node& n = tree.nodes[i];
+    if (n.feature < 0) {
+      tree.depth = std::max(tree.depth, depth[i]);
+      n.feature = 0;
+      n.left = n.right = i;
+    } else {
+      depth[n.left] = depth[n.right] = depth[i] + 1;
     }
-    logits[tree.output_class] += tree.nodes[i].value;
   }
-  double max = logits[0];
-  for (const double l : logits) max = std::max(max, l);
-  double sum = 0;
-  for (auto& l : logits) sum += (l = std::exp(l - max));
-  std::vector<float> out;
-  for (const double l : logits) out.push_back(static_cast<float>(l / sum));
+}
+
+void GradientBoostedTrees::predict_rows(const float* features, std::size_t rows, float* probabilities) const {
+  const std::size_t classes = bias_.size();
+  std::vector<double> logits(rows * classes);
+  for (std::size_t r = 0; r < rows; ++r) std::copy(bias_.begin(), bias_.end(), logits.begin() + r * classes);
+  // Walks kLanes trees side by side for each row, each for the group's greatest depth
+  // (leaves absorb the extra steps): no branch depends on the data, and the lanes' node
+  // loads do not depend on one another, so their cache misses overlap.
+  constexpr std::size_t kLanes = 8;
+  for (std::size_t first = 0; first < trees_.size(); first += kLanes) {
+    const std::size_t lanes = std::min(kLanes, trees_.size() - first);
+    const Tree* group = trees_.data() + first;
+    const Node* roots[kLanes];
+    std::size_t steps = 0;
+    for (std::size_t k = 0; k < kLanes; ++k) {
+      const Tree& tree = group[std::min(k, lanes - 1)];
+      roots[k] = tree.nodes.data();
+      steps = std::max(steps, tree.depth);
+    }
+    for (std::size_t r = 0; r < rows; ++r) {
+      const float* x = features + r * num_features_;
+      std::uint32_t at[kLanes] = {};
+      for (std::size_t step = 0; step < steps; ++step) {
+        for (std::size_t k = 0; k < kLanes; ++k) {
+          const Node& n = roots[k][at[k]];
+          at[k] = x[n.feature] <= n.threshold ? n.left : n.right;
+        }
+      }
+      for (std::size_t k = 0; k < lanes; ++k) logits[r * classes + group[k].output_class] += roots[k][at[k]].value;
+    }
+  }
+  for (std::size_t r = 0; r < rows; ++r) {
+    const double* l = &logits[r * classes];
+    const double max = *std::max_element(l, l + classes);
+    double sum = 0;
+    for (std::size_t k = 0; k < classes; ++k) sum += std::exp(l[k] - max);
+    for (std::size_t k = 0; k < classes; ++k) probabilities[r * classes + k] = static_cast<float>(std::exp(l[k] - max) / sum);
+  }
+}
+
+void GradientBoostedTrees::predict(std::span<const float> features, std::size_t rows,
+                                   std::span<float> probabilities) const {
+  if (features.size() != rows * num_features_ || probabilities.size() != rows * bias_.size()) {
+    throw Error("boosted trees: expected " + std::to_string(rows) + " rows of " + std::to_string(num_features_) +
+                " features");
+  }
+  // Blocks of rows per thread: a block is enough rows to hide each walk's cache misses.
+  constexpr std::size_t kBlock = 16;
+  const std::size_t blocks = (rows + kBlock - 1) / kBlock;
+  cpu::parallel_for(static_cast<std::int64_t>(blocks), [&](std::int64_t b) {
+    const std::size_t first = static_cast<std::size_t>(b) * kBlock;
+    const std::size_t count = std::min(kBlock, rows - first);
+    predict_rows(features.data() + first * num_features_, count, probabilities.data() + first * bias_.size());
+  });
+}
+
+std::vector<float> GradientBoostedTrees::probabilities(std::span<const float> features) const {
+  std::vector<float> out(bias_.size());
+  predict(features, 1, out);
   return out;
 }
 

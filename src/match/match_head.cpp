@@ -44,13 +44,25 @@ std::vector<float> MatchHead::pair_features(std::string_view a, std::string_view
   return match::pair_features(parser_.parse(a), parser_.parse(b));
 }
 
-std::vector<float> MatchHead::probabilities(std::span<const float> features, std::span<const float> encoder) const {
-  if (features.size() != pair_feature_names().size()) {
-    throw Error("match head: pair features missing (encode pairs with PairScorer::encode_pair)");
+void MatchHead::probabilities(std::span<const std::span<const float>> pair_features,
+                              std::span<const float> encoder_probabilities, std::span<float> out) const {
+  const std::size_t n = pair_features.size();
+  const std::size_t labels = trees_.num_classes();
+  const std::size_t width = pair_feature_names().size();
+  if (encoder_probabilities.size() != n * labels || out.size() != n * labels) {
+    throw Error("match head: expected " + std::to_string(n) + " x " + std::to_string(labels) + " probabilities");
   }
-  std::vector<float> all(features.begin(), features.end());
-  all.insert(all.end(), encoder.begin(), encoder.end());
-  return trees_.probabilities(all);
+  std::vector<float> rows;
+  rows.reserve(n * (width + labels));
+  for (std::size_t k = 0; k < n; ++k) {
+    if (pair_features[k].size() != width) {
+      throw Error("match head: pair features missing (encode pairs with PairScorer::encode_pair)");
+    }
+    rows.insert(rows.end(), pair_features[k].begin(), pair_features[k].end());
+    rows.insert(rows.end(), encoder_probabilities.begin() + static_cast<std::ptrdiff_t>(k * labels),
+                encoder_probabilities.begin() + static_cast<std::ptrdiff_t>((k + 1) * labels));
+  }
+  trees_.predict(rows, n, out);
 }
 
 }  // namespace geoalign::match

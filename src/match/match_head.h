@@ -24,7 +24,10 @@ class MatchHead {
 
   // Thread-safe. Throws Error on invalid UTF-8.
   std::vector<float> pair_features(std::string_view a, std::string_view b) const;
-  std::vector<float> probabilities(std::span<const float> pair_features, std::span<const float> encoder_probabilities) const;
+  // For n pairs: their pair features, the encoder's probabilities [n, labels] and the
+  // head's [n, labels].
+  void probabilities(std::span<const std::span<const float>> pair_features, std::span<const float> encoder_probabilities,
+                     std::span<float> out) const;
 
  private:
   MatchHead(AddressParser parser, GradientBoostedTrees trees) : parser_(std::move(parser)), trees_(std::move(trees)) {}

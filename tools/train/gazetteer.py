@@ -3,7 +3,7 @@ import os
 import random
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-PATH = os.path.join(ROOT, "models", "parser", "divisions.tsv")
+PATH = os.path.join(ROOT, "models", "default", "parser", "divisions.tsv")
 SUFFIXES = ["特别行政区", "自治区", "自治州", "自治县", "新区", "街道", "省", "市", "区", "县", "镇", "乡", "盟", "旗"]
 
 

@@ -12,7 +12,8 @@ Isa detected() {
   __builtin_cpu_init();
   if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return Isa::Baseline;
   const bool avx512_bf16 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bf16");
+                           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+                           __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512bf16");
   return avx512_bf16 ? Isa::Avx512Bf16 : Isa::Avx2;
 }
 

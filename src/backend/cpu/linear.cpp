@@ -2,6 +2,7 @@
 
 #include "backend/cpu/linear_kernels.h"
 #include "backend/cpu/onednn.h"
+#include "backend/cpu/row_chunked_matmul.h"
 
 namespace geoalign::cpu {
 
@@ -28,6 +29,25 @@ void append_activation(dnnl::post_ops& post_ops, ops::Activation activation) {
   post_ops.append_eltwise(1.0f, algorithm, 0.0f, 0.0f);
 }
 
+dnnl::primitive_attr activation_attr(ops::Activation activation) {
+  dnnl::primitive_attr attr;
+  dnnl::post_ops post_ops;
+  append_activation(post_ops, activation);
+  attr.set_post_ops(post_ops);
+  return attr;
+}
+
+Tensor copy_of(const Tensor& t) {
+  Tensor out(t.shape());
+  std::memcpy(out.data<float>(), t.data<float>(), static_cast<std::size_t>(t.numel()) * sizeof(float));
+  return out;
+}
+
+dnnl::memory bias_memory(Tensor& bias) {
+  return dnnl::memory({{1, bias.dim(0)}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::ab}, onednn_engine(),
+                      bias.data<float>());
+}
+
 dnnl::memory repack(dnnl::memory plain, const dnnl::memory::desc& wanted) {
   dnnl::memory packed(wanted, onednn_engine());
   auto& stream = onednn_stream();
@@ -42,53 +62,24 @@ using dnnl::memory;
 using tag = memory::format_tag;
 using dt = memory::data_type;
 
-// fp32 matmul through oneDNN with the row count left as a run-time dimension, so one
-// primitive serves every batch shape.
+// fp32 matmul through oneDNN, bias and activation fused as post-ops.
 class OneDnnLinear final : public ops::Linear::Impl {
  public:
   OneDnnLinear(const Tensor& weight, const Tensor& bias, ops::Activation activation)
-      : out_(weight.dim(0)), in_(weight.dim(1)), weight_(weight.shape()), bias_(bias.shape()) {
-    std::memcpy(weight_.data<float>(), weight.data<float>(), static_cast<std::size_t>(weight.numel()) * sizeof(float));
-    std::memcpy(bias_.data<float>(), bias.data<float>(), static_cast<std::size_t>(bias.numel()) * sizeof(float));
-    auto& engine = onednn_engine();
-    const memory::dim rows = DNNL_RUNTIME_DIM_VAL;
-    const memory::desc src_md({rows, in_}, dt::f32, memory::dims{in_, 1});
-    // PyTorch's [out, in] weight is the [in, out] matrix in column-major ("ba") order.
-    const memory::desc weight_md({in_, out_}, dt::f32, tag::ba);
-    const memory::desc bias_md({1, out_}, dt::f32, tag::ab);
-    const memory::desc dst_md({rows, out_}, dt::f32, memory::dims{out_, 1});
-    dnnl::primitive_attr attr;
-    dnnl::post_ops post_ops;
-    append_activation(post_ops, activation);
-    attr.set_post_ops(post_ops);
-    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, weight_md, bias_md, dst_md), attr, engine);
-    kernel_ = pd.impl_info_str();
-    matmul_ = dnnl::matmul(pd);
-    weight_mem_ = memory(weight_md, engine, weight_.data<float>());
-    bias_mem_ = memory(bias_md, engine, bias_.data<float>());
-  }
+      : bias_(copy_of(bias)),
+        matmul_(weight.dim(1), weight.dim(0), dt::f32, dt::f32, weight.data<float>(), true, activation_attr(activation)),
+        bias_mem_(bias_memory(bias_)) {}
 
   void forward(const Tensor& x, Tensor& y) const override {
-    auto& engine = onednn_engine();
-    const memory::dim rows = x.dim(0);
-    memory src({{rows, in_}, dt::f32, tag::ab}, engine, const_cast<float*>(x.data<float>()));
-    memory dst({{rows, out_}, dt::f32, tag::ab}, engine, y.data<float>());
-    auto& stream = onednn_stream();
-    matmul_.execute(stream, {{DNNL_ARG_SRC, src},
-                             {DNNL_ARG_WEIGHTS, weight_mem_},
-                             {DNNL_ARG_BIAS, bias_mem_},
-                             {DNNL_ARG_DST, dst}});
-    stream.wait();
+    matmul_.execute(x.data<float>(), x.dim(0), y.data<float>(), {{DNNL_ARG_BIAS, bias_mem_}});
   }
 
-  std::string kernel() const override { return kernel_; }
+  std::string kernel() const override { return matmul_.kernel(); }
 
  private:
-  memory::dim out_, in_;
-  Tensor weight_, bias_;
-  dnnl::matmul matmul_;
-  memory weight_mem_, bias_mem_;
-  std::string kernel_;
+  Tensor bias_;
+  RowChunkedMatmul matmul_;
+  memory bias_mem_;
 };
 
 }  // namespace

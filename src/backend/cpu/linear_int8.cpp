@@ -2,10 +2,12 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "backend/cpu/linear_kernels.h"
 #include "backend/cpu/onednn.h"
+#include "backend/cpu/row_chunked_matmul.h"
 
 namespace geoalign::cpu {
 
@@ -38,23 +40,14 @@ class OneDnnInt8Linear final : public ops::Linear::Impl {
       }
     }
 
-    auto& engine = onednn_engine();
-    const memory::dim rows = DNNL_RUNTIME_DIM_VAL;
-    const memory::desc src_md({rows, in_}, dt::s8, memory::dims{in_, 1});
-    const memory::desc any_weight_md({in_, out_}, dt::s8, tag::any);
-    const memory::desc dst_md({rows, out_}, dt::f32, memory::dims{out_, 1});
-    const memory::desc bias_md({1, out_}, dt::f32, tag::ab);
     dnnl::primitive_attr attr;
     attr.set_output_scales(1 << 1, {DNNL_RUNTIME_F32_VAL});
     dnnl::post_ops post_ops;
-    post_ops.append_binary(dnnl::algorithm::binary_add, bias_md);
+    post_ops.append_binary(dnnl::algorithm::binary_add, memory::desc({1, out_}, dt::f32, tag::ab));
     append_activation(post_ops, activation);
     attr.set_post_ops(post_ops);
-    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, any_weight_md, dst_md), attr, engine);
-    kernel_ = pd.impl_info_str();
-    matmul_ = dnnl::matmul(pd);
-    weight_mem_ = repack(memory({{in_, out_}, dt::s8, tag::ba}, engine, quantized.data()), pd.weights_desc());
-    bias_mem_ = memory(bias_md, engine, bias_.data<float>());
+    matmul_.emplace(in_, out_, dt::s8, dt::s8, quantized.data(), false, attr);
+    bias_mem_ = bias_memory(bias_);
   }
 
   void forward(const Tensor& x, Tensor& y) const override {
@@ -72,28 +65,20 @@ class OneDnnInt8Linear final : public ops::Linear::Impl {
     output_scales.resize(weight_scales_.size());
     for (std::size_t o = 0; o < weight_scales_.size(); ++o) output_scales[o] = x_scale * weight_scales_[o];
 
-    auto& engine = onednn_engine();
-    memory src({{rows, in_}, dt::s8, tag::ab}, engine, quantized.data());
-    memory dst({{rows, out_}, dt::f32, tag::ab}, engine, y.data<float>());
-    memory scales({{out_}, dt::f32, tag::a}, engine, output_scales.data());
-    auto& stream = onednn_stream();
-    matmul_.execute(stream, {{DNNL_ARG_SRC, src},
-                             {DNNL_ARG_WEIGHTS, weight_mem_},
-                             {DNNL_ARG_DST, dst},
-                             {DNNL_ARG_ATTR_OUTPUT_SCALES, scales},
-                             {DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, bias_mem_}});
-    stream.wait();
+    const memory scales({{out_}, dt::f32, tag::a}, onednn_engine(), output_scales.data());
+    matmul_->execute(quantized.data(), rows, y.data<float>(),
+                     {{DNNL_ARG_ATTR_OUTPUT_SCALES, scales},
+                      {DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, bias_mem_}});
   }
 
-  std::string kernel() const override { return kernel_; }
+  std::string kernel() const override { return matmul_->kernel(); }
 
  private:
   memory::dim out_, in_;
   Tensor bias_;
   std::vector<float> weight_scales_;
-  dnnl::matmul matmul_;
-  memory weight_mem_, bias_mem_;
-  std::string kernel_;
+  std::optional<RowChunkedMatmul> matmul_;
+  memory bias_mem_;
 };
 
 }  // namespace

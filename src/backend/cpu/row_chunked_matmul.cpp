@@ -1,0 +1,111 @@
+#include "backend/cpu/row_chunked_matmul.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "geoalign/error.h"
+
+namespace geoalign::cpu {
+
+namespace {
+
+using dnnl::memory;
+using dt = memory::data_type;
+using tag = memory::format_tag;
+
+// 64-byte-aligned per-thread scratch that only grows.
+struct ThreadScratch {
+  std::vector<std::byte> bytes;
+  std::byte* get(std::size_t size) {
+    if (bytes.size() < size + 64) bytes.resize(size + 64);
+    auto address = reinterpret_cast<std::uintptr_t>(bytes.data());
+    return bytes.data() + ((64 - address % 64) % 64);
+  }
+};
+
+std::byte* scratch(int slot, std::size_t size) {
+  thread_local ThreadScratch buffers[3];
+  return buffers[slot].get(size);
+}
+
+enum ScratchSlot { kSrcSlot = 0, kDstSlot = 1, kOneDnnSlot = 2 };
+
+}  // namespace
+
+RowChunkedMatmul::RowChunkedMatmul(std::int64_t in, std::int64_t out, dt src_type, dt weight_type,
+                                   const void* plain_weights, bool bias, dnnl::primitive_attr attr)
+    : in_(in), out_(out), src_type_(src_type), src_element_size_(memory::data_type_size(src_type)) {
+  auto& engine = onednn_engine();
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  auto make = [&](std::int64_t rows, const memory::desc& weights_md) {
+    const memory::desc src_md({rows, in_}, src_type_, tag::ab);
+    const memory::desc dst_md({rows, out_}, dt::f32, tag::ab);
+    const memory::desc bias_md({1, out_}, dt::f32, tag::ab);
+    return bias ? dnnl::matmul::primitive_desc(dnnl::matmul::desc(src_md, weights_md, bias_md, dst_md), attr, engine)
+                : dnnl::matmul::primitive_desc(dnnl::matmul::desc(src_md, weights_md, dst_md), attr, engine);
+  };
+  // The largest bucket picks the weight layout; the smaller ones must accept it, and a
+  // bucket whose kernels cannot is left out (its rows use the next bucket up).
+  const auto full = make(kMaxRows, memory::desc({in_, out_}, weight_type, tag::any));
+  kernel_ = full.impl_info_str();
+  weights_ = repack(memory({{in_, out_}, weight_type, tag::ba}, engine, const_cast<void*>(plain_weights)),
+                    full.weights_desc());
+  std::vector<dnnl::matmul::primitive_desc> descs;
+  for (std::int64_t rows = 16; rows < kMaxRows; rows *= 2) {
+    try {
+      auto pd = make(rows, full.weights_desc());
+      descs.push_back(pd);
+      buckets_.push_back({rows, dnnl::matmul(pd)});
+    } catch (const dnnl::error&) {
+      continue;
+    }
+  }
+  descs.push_back(full);
+  buckets_.push_back({kMaxRows, dnnl::matmul(full)});
+  for (const auto& pd : descs) scratchpad_bytes_ = std::max(scratchpad_bytes_, pd.scratchpad_desc().get_size());
+}
+
+void RowChunkedMatmul::run(const Bucket& bucket, const void* src, float* dst,
+                           std::unordered_map<int, memory> args) const {
+  auto& engine = onednn_engine();
+  args[DNNL_ARG_SRC] = memory({{bucket.rows, in_}, src_type_, tag::ab}, engine, const_cast<void*>(src));
+  args[DNNL_ARG_WEIGHTS] = weights_;
+  args[DNNL_ARG_DST] = memory({{bucket.rows, out_}, dt::f32, tag::ab}, engine, dst);
+  if (scratchpad_bytes_ > 0) {
+    args[DNNL_ARG_SCRATCHPAD] =
+        memory({{static_cast<memory::dim>(scratchpad_bytes_)}, dt::u8, tag::a}, engine, scratch(kOneDnnSlot, scratchpad_bytes_));
+  }
+  auto& stream = onednn_stream();
+  bucket.matmul.execute(stream, args);
+  stream.wait();
+}
+
+void RowChunkedMatmul::execute(const void* src, std::int64_t rows, float* dst,
+                               const std::unordered_map<int, memory>& args) const {
+  const auto* x = static_cast<const std::byte*>(src);
+  const std::size_t src_row_bytes = static_cast<std::size_t>(in_) * src_element_size_;
+  const std::size_t dst_row_bytes = static_cast<std::size_t>(out_) * sizeof(float);
+  std::int64_t done = 0;
+  for (; rows - done >= kMaxRows; done += kMaxRows) {
+    run(buckets_.back(), x + static_cast<std::size_t>(done) * src_row_bytes, dst + done * out_, args);
+  }
+  const std::int64_t left = rows - done;
+  if (left == 0) return;
+  const Bucket& bucket = *std::find_if(buckets_.begin(), buckets_.end(), [&](const Bucket& b) { return b.rows >= left; });
+  // The bucket reads and writes whole `bucket.rows` rows, so the remainder is staged;
+  // the padding rows are zeros and their results are dropped.
+  if (bucket.rows == left) {
+    run(bucket, x + static_cast<std::size_t>(done) * src_row_bytes, dst + done * out_, args);
+    return;
+  }
+  const auto used = static_cast<std::size_t>(left);
+  std::byte* padded_src = scratch(kSrcSlot, static_cast<std::size_t>(bucket.rows) * src_row_bytes);
+  std::memcpy(padded_src, x + static_cast<std::size_t>(done) * src_row_bytes, used * src_row_bytes);
+  std::memset(padded_src + used * src_row_bytes, 0, static_cast<std::size_t>(bucket.rows - left) * src_row_bytes);
+  auto* padded_dst = reinterpret_cast<float*>(scratch(kDstSlot, static_cast<std::size_t>(bucket.rows) * dst_row_bytes));
+  run(bucket, padded_src, padded_dst, args);
+  std::memcpy(dst + done * out_, padded_dst, used * dst_row_bytes);
+}
+
+}  // namespace geoalign::cpu

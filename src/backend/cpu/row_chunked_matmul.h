@@ -1,0 +1,51 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+
+#include "backend/cpu/onednn.h"
+
+namespace geoalign::cpu {
+
+// y[rows, out] = x[rows, in] W for a row count that changes every call, through
+// primitives made once for fixed row counts: oneDNN's fastest kernels (brgemm) need the
+// row count at creation, and beat its run-time-dimension GEMM by 1.2-1.8x here
+// (tools/bench: M=45..2900 rows). Rows run in chunks of kMaxRows; the remainder goes
+// through the smallest bucket (16, 32, ... kMaxRows rows) that holds it, padded in a
+// per-thread buffer. The weights are packed once, in the layout the kernels want.
+// Scratch memory is per thread too, so a call allocates nothing once warm.
+class RowChunkedMatmul {
+ public:
+  static constexpr std::int64_t kMaxRows = 256;
+
+  // plain_weights: the [in, out] matrix in column-major order (PyTorch's [out, in]
+  // weight as stored), of weight_type. attr carries post-ops; `bias` adds a bias input.
+  RowChunkedMatmul(std::int64_t in, std::int64_t out, dnnl::memory::data_type src_type,
+                   dnnl::memory::data_type weight_type, const void* plain_weights, bool bias, dnnl::primitive_attr attr);
+
+  // src: rows x in values of src_type, rows packed; dst: rows x out floats.
+  // `args` adds the inputs the attributes need (bias, scales, post-op operands).
+  void execute(const void* src, std::int64_t rows, float* dst, const std::unordered_map<int, dnnl::memory>& args) const;
+
+  // The kernel oneDNN chose for full chunks ("brg:avx512_core_bf16").
+  std::string kernel() const { return kernel_; }
+
+ private:
+  struct Bucket {
+    std::int64_t rows = 0;
+    dnnl::matmul matmul;
+  };
+  void run(const Bucket& bucket, const void* src, float* dst, std::unordered_map<int, dnnl::memory> args) const;
+
+  std::int64_t in_, out_;
+  dnnl::memory::data_type src_type_;
+  std::size_t src_element_size_;
+  std::vector<Bucket> buckets_;  // increasing rows; the last has kMaxRows
+  dnnl::memory weights_;
+  std::size_t scratchpad_bytes_ = 0;
+  std::string kernel_;
+};
+
+}  // namespace geoalign::cpu
