@@ -2,12 +2,14 @@
 // manner of llama.cpp's test-backend-ops. Backends beyond the CPU join the device list.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
 
 #include "backend/cpu/bf16.h"
 #include "backend/cpu/isa.h"
+#include "backend/cpu/quantize.h"
 #include "backend/ops/attention.h"
 #include "backend/ops/embedding.h"
 #include "backend/ops/layer_norm.h"
@@ -182,6 +184,34 @@ TEST_P(OpsTest, LinearRowsDoNotDependOnTheBatch) {
       expect_close(y.to_vector(), expected, 1e-5f);
     }
   }
+}
+
+// int8 activation quantization, every ISA, against the scalar definition: the maximum
+// is exact, and each value rounds to nearest-even and saturates at +-127.
+TEST(Int8Quantization, EveryIsaMatchesTheScalarDefinition) {
+  std::vector<float> x = random_values(70001, 16, 2.0f);  // |x| stays well below 11.5
+  x[40000] = -11.5f;
+  x[17] = 2.5f;  // a tie: rounds to the even 2 at scale 1
+  const float inverse = 127.0f / 11.5f;
+  for (cpu::Isa isa : {cpu::Isa::Avx512Bf16, cpu::Isa::Avx2, cpu::Isa::Baseline}) {
+    cpu::limit_isa(isa);
+    EXPECT_EQ(cpu::max_abs(x.data(), static_cast<std::int64_t>(x.size())), 11.5f) << cpu::isa_name(isa);
+    std::vector<std::int8_t> q(x.size());
+    cpu::quantize_s8(x.data(), static_cast<std::int64_t>(x.size()), inverse, q.data());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const float want = std::clamp(std::nearbyint(x[i] * inverse), -127.0f, 127.0f);
+      ASSERT_EQ(q[i], static_cast<std::int8_t>(want)) << cpu::isa_name(isa) << " at " << i;
+    }
+    std::int8_t tie = 0;
+    cpu::quantize_s8(&x[17], 1, 1.0f, &tie);
+    EXPECT_EQ(tie, 2);
+    const float big[] = {1e9f, -1e9f};
+    std::int8_t saturated[2];
+    cpu::quantize_s8(big, 2, 1.0f, saturated);
+    EXPECT_EQ(saturated[0], 127);
+    EXPECT_EQ(saturated[1], -127);
+  }
+  cpu::limit_isa(cpu::Isa::Avx512Bf16);
 }
 
 TEST_P(OpsTest, LinearRejectsWrongWidth) {

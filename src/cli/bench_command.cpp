@@ -36,15 +36,16 @@ std::vector<std::size_t> parse_sizes(const std::string& text) {
   return out;
 }
 
-// The backend's fp32 GEMM throughput at an encoder-sized shape: the ceiling that the
-// model's effective GFLOP/s is compared against.
-double measure_gemm_gflops(std::int64_t hidden, std::int64_t inner) {
+// The backend's linear-layer throughput in `precision` at an encoder-sized shape (2048
+// tokens through the FFN's first layer): the ceiling that the model's effective GFLOP/s
+// in that precision is compared against.
+double measure_gemm_gflops(std::int64_t hidden, std::int64_t inner, ops::MatmulPrecision precision) {
   const std::int64_t rows = 2048;
   Tensor weight({inner, hidden}), bias({inner}), x({rows, hidden}), y;
   std::fill_n(weight.data<float>(), weight.numel(), 0.01f);
   std::fill_n(bias.data<float>(), bias.numel(), 0.0f);
   std::fill_n(x.data<float>(), x.numel(), 1.0f);
-  const ops::Linear linear(weight, bias);
+  const ops::Linear linear(weight, bias, ops::Activation::None, precision);
   linear(x, y);  // first call pays for setup
   const auto start = Clock::now();
   int runs = 0;
@@ -67,7 +68,7 @@ int run_bench(int argc, char** argv, int first) {
             {{"model", true, "model folder in Hugging Face layout", "models/default"},
              {"input", true, "pairs whose lengths to use", "examples/bench_pairs.tsv"},
              {"batch-sizes", true, "batch sizes to measure", "1,4,8,16,32,64,128"},
-             {"precision", true, "precisions to measure, comma-separated", "fp32"},
+             {"precision", true, "precisions to measure, comma-separated", "fp32,bf16,int8"},
              {"seconds", true, "measured time per batch size", "3"},
              {"threads", true, "CPU threads, 0 = one per core", "0"},
              {"json", false, "print JSON instead of a table", ""}},
@@ -76,7 +77,9 @@ int run_bench(int argc, char** argv, int first) {
   if (args.flag("help")) {
     std::cout << args.usage()
               << "\nModel time per batch on pre-tokenized pairs (tokenization is measured apart), with the\n"
-                 "effective GFLOP/s as a share of the backend's measured fp32 GEMM throughput.\n";
+                 "effective GFLOP/s as a share of the backend's measured GEMM throughput in the same\n"
+                 "precision. bf16 runs natively only with AVX512-BF16 or AMX (elsewhere it is fp32\n"
+                 "arithmetic on bf16-rounded weights), int8 at full speed only with VNNI or AMX.\n";
     return 0;
   }
   std::vector<Precision> precisions;
@@ -92,23 +95,33 @@ int run_bench(int argc, char** argv, int first) {
   const auto pairs = read_valid_pairs(args.value("input"));
 
   nlohmann::json rows = nlohmann::json::array();
-  double tokenize_chars_per_second = 0, peak = 0;
+  double tokenize_chars_per_second = 0, prepare_chars_per_second = 0;
+  nlohmann::json peaks = nlohmann::json::object();
   for (const Precision requested : precisions) {
     const auto precision = model::resolve_precision(requested);
     const runtime::PairScorer scorer(model::ModelFolder::load(args.value("model"), precision));
     scorer.require_classifier();
 
-    // Tokenization (and, with a match head, parsing) throughput, measured apart from the model.
-    std::vector<text::EncodedInput> encoded;
+    // Input preparation on one thread, measured apart from the model: tokenization alone
+    // (normalize + WordPiece), then everything encode_pair does (with a match head, also
+    // parsing both addresses and comparing them).
     std::size_t chars = 0;
-    const auto tokenize_start = Clock::now();
+    for (const auto& p : pairs) chars += text::decode_utf8(p.a).size() + text::decode_utf8(p.b).size();
+    const auto& folder = scorer.folder();
+    auto tokenize_start = Clock::now();
     for (const auto& p : pairs) {
-      encoded.push_back(scorer.encode_pair(p.a, p.b));
-      chars += text::decode_utf8(p.a).size() + text::decode_utf8(p.b).size();
+      folder.tokenizer.encode_pair(folder.normalizer.normalize(p.a), folder.normalizer.normalize(p.b),
+                                   scorer.max_length());
     }
     tokenize_chars_per_second = static_cast<double>(chars) / seconds_since(tokenize_start);
-    const auto& config = scorer.folder().config.bert;
-    if (peak == 0) peak = measure_gemm_gflops(config.hidden_size, config.intermediate_size);
+    std::vector<text::EncodedInput> encoded;
+    const auto prepare_start = Clock::now();
+    for (const auto& p : pairs) encoded.push_back(scorer.encode_pair(p.a, p.b));
+    prepare_chars_per_second = static_cast<double>(chars) / seconds_since(prepare_start);
+    const auto& config = folder.config.bert;
+    const std::string name = precision_name(model::precision_of(precision));
+    if (!peaks.contains(name)) peaks[name] = measure_gemm_gflops(config.hidden_size, config.intermediate_size, precision);
+    const double peak = peaks[name].get<double>();
 
     model::BertModel::Workspace ws;
     std::vector<MatchResult> results;
@@ -144,7 +157,8 @@ int run_bench(int argc, char** argv, int first) {
                         {"threads", num_threads()},
                         {"pairs", pairs.size()},
                         {"tokenize_chars_per_second", tokenize_chars_per_second},
-                        {"gemm_peak_gflops", peak},
+                        {"input_preparation_chars_per_second", prepare_chars_per_second},
+                        {"gemm_peak_gflops", peaks},
                         {"results", rows}};
   if (args.flag("json")) {
     std::cout << out.dump(2) << "\n";
@@ -152,9 +166,12 @@ int run_bench(int argc, char** argv, int first) {
   }
   std::printf("model %s, %d threads, %zu pairs from %s\n", args.value("model").c_str(), num_threads(), pairs.size(),
               args.value("input").c_str());
-  std::printf("input preparation (normalize, tokenize; parse and compare with a match head): %.2f M chars/s\n"
-              "fp32 GEMM peak here: %.1f GFLOP/s (%% peak is of that)\n\n",
-              tokenize_chars_per_second / 1e6, peak);
+  std::printf("one thread: tokenization %.2f M chars/s; input preparation (tokenization, and with a match head "
+              "parsing and comparing) %.2f M chars/s\n",
+              tokenize_chars_per_second / 1e6, prepare_chars_per_second / 1e6);
+  std::printf("GEMM peak here (one linear layer, 2048 tokens, hidden to intermediate):");
+  for (const auto& [name, gflops] : peaks.items()) std::printf(" %s %.0f", name.c_str(), gflops.get<double>());
+  std::printf(" GFLOP/s; %% peak is of the row's precision\n\n");
   std::printf("%9s %6s %10s %10s %12s %12s %9s %7s\n", "precision", "batch", "ms/pair", "pairs/s", "p50 batch ms",
               "p99 batch ms", "GFLOP/s", "% peak");
   for (const auto& r : rows) {

@@ -7,6 +7,7 @@
 
 #include "backend/cpu/linear_kernels.h"
 #include "backend/cpu/onednn.h"
+#include "backend/cpu/quantize.h"
 #include "backend/cpu/row_chunked_matmul.h"
 
 namespace geoalign::cpu {
@@ -53,15 +54,12 @@ class OneDnnInt8Linear final : public ops::Linear::Impl {
   void forward(const Tensor& x, Tensor& y) const override {
     const memory::dim rows = x.dim(0);
     const auto count = static_cast<std::size_t>(rows * in_);
-    const float* xs = x.data<float>();
-    float max_abs = 0.0f;
-    for (std::size_t i = 0; i < count; ++i) max_abs = std::max(max_abs, std::fabs(xs[i]));
-    const float x_scale = max_abs > 0.0f ? max_abs / 127.0f : 1.0f;
-    const float inverse = 1.0f / x_scale;
+    const float x_max = cpu::max_abs(x.data<float>(), rows * in_);
+    const float x_scale = x_max > 0.0f ? x_max / 127.0f : 1.0f;
     thread_local std::vector<std::int8_t> quantized;
     thread_local std::vector<float> output_scales;
     quantized.resize(count);
-    for (std::size_t i = 0; i < count; ++i) quantized[i] = static_cast<std::int8_t>(std::lrintf(xs[i] * inverse));
+    cpu::quantize_s8(x.data<float>(), rows * in_, 1.0f / x_scale, quantized.data());
     output_scales.resize(weight_scales_.size());
     for (std::size_t o = 0; o < weight_scales_.size(); ++o) output_scales[o] = x_scale * weight_scales_[o];
 
