@@ -87,7 +87,7 @@ def main():
     ap.add_argument("--model", required=True)
     ap.add_argument("--pairs", default=os.path.join(ROOT, "examples", "bench_pairs.tsv"))
     ap.add_argument("--geoalign", default=os.path.join(ROOT, "build", "release", "geoalign"))
-    ap.add_argument("--precisions", default="fp32,int8")
+    ap.add_argument("--precisions", default="fp32,bf16,int8")
     ap.add_argument("--whole-pairs", type=int, default=4000)
     ap.add_argument("--seconds", type=float, default=5)
     args = ap.parse_args()

@@ -13,8 +13,8 @@ namespace geoalign::cpu {
 // primitives made once for fixed row counts: oneDNN's fastest kernels (brgemm) need the
 // row count at creation, and beat its run-time-dimension GEMM by 1.2-1.8x here
 // (tools/bench: M=45..2900 rows). Rows run in chunks of kMaxRows; the remainder goes
-// through the smallest bucket (16, 32, ... kMaxRows rows) that holds it, padded in a
-// per-thread buffer. The weights are packed once, in the layout the kernels want.
+// through the smallest bucket (16, 32, 48, 64, 96, 128, 192 or kMaxRows rows) that holds
+// it, padded in a per-thread buffer. The weights are packed once, in the layout the kernels want.
 // Scratch memory is per thread too, so a call allocates nothing once warm.
 class RowChunkedMatmul {
  public:
