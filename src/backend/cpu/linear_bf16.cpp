@@ -1,5 +1,4 @@
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
 #include "backend/cpu/bf16.h"

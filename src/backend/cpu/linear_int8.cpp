@@ -1,7 +1,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <optional>
 #include <vector>
 
@@ -25,8 +24,7 @@ using dt = memory::data_type;
 class OneDnnInt8Linear final : public ops::Linear::Impl {
  public:
   OneDnnInt8Linear(const Tensor& weight, const Tensor& bias, ops::Activation activation)
-      : out_(weight.dim(0)), in_(weight.dim(1)), bias_(bias.shape()), weight_scales_(static_cast<std::size_t>(out_)) {
-    std::memcpy(bias_.data<float>(), bias.data<float>(), static_cast<std::size_t>(bias.numel()) * sizeof(float));
+      : out_(weight.dim(0)), in_(weight.dim(1)), bias_(copy_of(bias)), weight_scales_(static_cast<std::size_t>(out_)) {
     std::vector<std::int8_t> quantized(static_cast<std::size_t>(out_ * in_));
     const float* w = weight.data<float>();
     const auto levels = static_cast<float>(ops::int8_weight_levels());
