@@ -178,7 +178,9 @@ def main():
         rows = [line for line, s in zip(open(data.CCKS, encoding="utf-8"), split) if s == "test"]
         f.writelines(rows)
         f.flush()
-        out = run([args.geoalign, "score", "--model", args.model, f.name]).splitlines()[1:]
+        # fp32, as the encoder features were computed; auto may pick bf16 or int8, whose
+        # encoder probabilities differ in the last digits.
+        out = run([args.geoalign, "score", "--precision", "fp32", "--model", args.model, f.name]).splitlines()[1:]
     ours = np.array([[float(v) for v in line.split("\t")[4:7]] for line in out])
     theirs = clf.predict_proba(X[test])
     theirs = theirs * np.exp(offsets)
