@@ -8,6 +8,7 @@
 #include <random>
 
 #include "backend/cpu/bf16.h"
+#include "backend/cpu/epilogue.h"
 #include "backend/cpu/isa.h"
 #include "backend/cpu/quantize.h"
 #include "backend/ops/attention.h"
@@ -75,9 +76,6 @@ TEST_P(OpsTest, LinearWithEveryActivation) {
 TEST_P(OpsTest, Int8LinearStaysWithinItsQuantizationBound) {
   const std::int64_t rows = 11, in = 64, out = 24;
   const auto x = random_values(rows * in, 4), w = random_values(out * in, 5, 0.2f), b = random_values(out, 6);
-  float x_max = 0;
-  for (float v : x) x_max = std::max(x_max, std::abs(v));
-  const float dx = x_max / 127.0f / 2.0f;
   for (Activation a : {Activation::None, Activation::Gelu}) {
     const Linear linear(Tensor::from_vector({out, in}, w), Tensor::from_vector({out}, b), a, MatmulPrecision::INT8);
     Tensor y;
@@ -89,6 +87,9 @@ TEST_P(OpsTest, Int8LinearStaysWithinItsQuantizationBound) {
       for (std::int64_t k = 0; k < in; ++k) w_max = std::max(w_max, std::abs(w[o * in + k]));
       const double dw = w_max / static_cast<double>(int8_weight_levels()) / 2.0;
       for (std::int64_t r = 0; r < rows; ++r) {
+        float x_max = 0;  // each row has its own scale
+        for (std::int64_t k = 0; k < in; ++k) x_max = std::max(x_max, std::abs(x[r * in + k]));
+        const double dx = x_max / 127.0 / 2.0;
         double acc = b[o], bound = 0;
         for (std::int64_t k = 0; k < in; ++k) {
           acc += static_cast<double>(x[r * in + k]) * w[o * in + k];
@@ -186,30 +187,50 @@ TEST_P(OpsTest, LinearRowsDoNotDependOnTheBatch) {
   }
 }
 
-// int8 activation quantization, every ISA, against the scalar definition: the maximum
-// is exact, and each value rounds to nearest-even and saturates at +-127.
+// int8 activation quantization, every ISA, against the scalar definition: each row gets
+// its own scale (its maximum over 127), values round to nearest-even, an all-zero row
+// gets scale 1.
 TEST(Int8Quantization, EveryIsaMatchesTheScalarDefinition) {
-  std::vector<float> x = random_values(70001, 16, 2.0f);  // |x| stays well below 11.5
-  x[40000] = -11.5f;
-  x[17] = 2.5f;  // a tie: rounds to the even 2 at scale 1
-  const float inverse = 127.0f / 11.5f;
+  const std::int64_t rows = 37, cols = 300;
+  std::vector<float> x = random_values(rows * cols, 16, 2.0f);
+  std::fill(x.begin() + 5 * cols, x.begin() + 6 * cols, 0.0f);
+  x[7 * cols + 3] = 127.0f;
+  x[7 * cols + 4] = 2.5f;  // a tie at this row's scale of 1: rounds to the even 2
   for (cpu::Isa isa : {cpu::Isa::Avx512Bf16, cpu::Isa::Avx2, cpu::Isa::Baseline}) {
     cpu::limit_isa(isa);
-    EXPECT_EQ(cpu::max_abs(x.data(), static_cast<std::int64_t>(x.size())), 11.5f) << cpu::isa_name(isa);
     std::vector<std::int8_t> q(x.size());
-    cpu::quantize_s8(x.data(), static_cast<std::int64_t>(x.size()), inverse, q.data());
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      const float want = std::clamp(std::nearbyint(x[i] * inverse), -127.0f, 127.0f);
-      ASSERT_EQ(q[i], static_cast<std::int8_t>(want)) << cpu::isa_name(isa) << " at " << i;
+    std::vector<float> scales(rows);
+    cpu::quantize_rows_s8(x.data(), rows, cols, q.data(), scales.data());
+    for (std::int64_t r = 0; r < rows; ++r) {
+      float max = 0;
+      for (std::int64_t c = 0; c < cols; ++c) max = std::max(max, std::abs(x[r * cols + c]));
+      ASSERT_EQ(scales[r], max > 0 ? max / 127.0f : 1.0f) << cpu::isa_name(isa) << " row " << r;
+      for (std::int64_t c = 0; c < cols; ++c) {
+        const float want = max > 0 ? std::nearbyint(x[r * cols + c] * (127.0f / max)) : 0.0f;
+        ASSERT_EQ(q[r * cols + c], static_cast<std::int8_t>(want)) << cpu::isa_name(isa) << " at " << r << "," << c;
+      }
     }
-    std::int8_t tie = 0;
-    cpu::quantize_s8(&x[17], 1, 1.0f, &tie);
-    EXPECT_EQ(tie, 2);
-    const float big[] = {1e9f, -1e9f};
-    std::int8_t saturated[2];
-    cpu::quantize_s8(big, 2, 1.0f, saturated);
-    EXPECT_EQ(saturated[0], 127);
-    EXPECT_EQ(saturated[1], -127);
+    EXPECT_EQ(q[7 * cols + 4], 2);
+  }
+  cpu::limit_isa(cpu::Isa::Avx512Bf16);
+}
+
+// The int8 epilogue (row scale, bias, activation) against std:: functions, every ISA.
+TEST(LinearEpilogue, EveryIsaMatchesTheScalarDefinition) {
+  const std::int64_t rows = 9, cols = 70;
+  const auto y0 = random_values(rows * cols, 17, 3.0f), scales = random_values(rows, 18), bias = random_values(cols, 19);
+  for (Activation a : {Activation::None, Activation::Gelu, Activation::GeluTanh, Activation::Relu, Activation::Tanh}) {
+    for (cpu::Isa isa : {cpu::Isa::Avx512Bf16, cpu::Isa::Avx2, cpu::Isa::Baseline}) {
+      cpu::limit_isa(isa);
+      auto y = y0;
+      cpu::scale_rows_add_bias_activate(y.data(), rows, cols, scales.data(), bias.data(), a);
+      for (std::int64_t r = 0; r < rows; ++r) {
+        for (std::int64_t c = 0; c < cols; ++c) {
+          const float want = activate(y0[r * cols + c] * scales[r] + bias[c], a);
+          ASSERT_NEAR(y[r * cols + c], want, 1e-6f * (1.0f + std::abs(want))) << cpu::isa_name(isa) << " " << r << "," << c;
+        }
+      }
+    }
   }
   cpu::limit_isa(cpu::Isa::Avx512Bf16);
 }

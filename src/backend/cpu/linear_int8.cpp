@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "backend/cpu/epilogue.h"
 #include "backend/cpu/linear_kernels.h"
 #include "backend/cpu/onednn.h"
 #include "backend/cpu/quantize.h"
@@ -18,13 +19,17 @@ using tag = memory::format_tag;
 using dt = memory::data_type;
 
 // Dynamic int8: s8 weights with a scale per output channel, made once; s8 activations
-// with one scale per call (their absolute maximum over 127); oneDNN multiplies in int32
-// and rescales by activation scale x weight scale, then adds the fp32 bias and applies
-// the activation as post-ops, so only the product is quantized.
+// with a scale per row (per token), made per call; oneDNN multiplies in int32 and
+// rescales by the weight scales. The row scales, fp32 bias and activation follow in
+// geoalign's own epilogue, because oneDNN 2.6 runs a per-row post-op only in its
+// reference kernel (1000x slower). Only the product is quantized, and a token's result
+// does not depend on the other tokens in the batch.
 class OneDnnInt8Linear final : public ops::Linear::Impl {
  public:
   OneDnnInt8Linear(const Tensor& weight, const Tensor& bias, ops::Activation activation)
-      : out_(weight.dim(0)), in_(weight.dim(1)), bias_(copy_of(bias)), weight_scales_(static_cast<std::size_t>(out_)) {
+      : out_(weight.dim(0)), in_(weight.dim(1)), bias_(copy_of(bias)),
+        weight_scales_(static_cast<std::size_t>(out_)),
+        activation_(activation) {
     std::vector<std::int8_t> quantized(static_cast<std::size_t>(out_ * in_));
     const float* w = weight.data<float>();
     const auto levels = static_cast<float>(ops::int8_weight_levels());
@@ -40,31 +45,19 @@ class OneDnnInt8Linear final : public ops::Linear::Impl {
     }
 
     dnnl::primitive_attr attr;
-    attr.set_output_scales(1 << 1, {DNNL_RUNTIME_F32_VAL});
-    dnnl::post_ops post_ops;
-    post_ops.append_binary(dnnl::algorithm::binary_add, memory::desc({1, out_}, dt::f32, tag::ab));
-    append_activation(post_ops, activation);
-    attr.set_post_ops(post_ops);
+    attr.set_output_scales(1 << 1, weight_scales_);
     matmul_.emplace(in_, out_, dt::s8, dt::s8, quantized.data(), false, attr);
-    bias_mem_ = bias_memory(bias_);
   }
 
   void forward(const Tensor& x, Tensor& y) const override {
     const memory::dim rows = x.dim(0);
-    const auto count = static_cast<std::size_t>(rows * in_);
-    const float x_max = cpu::max_abs(x.data<float>(), rows * in_);
-    const float x_scale = x_max > 0.0f ? x_max / 127.0f : 1.0f;
     thread_local std::vector<std::int8_t> quantized;
-    thread_local std::vector<float> output_scales;
-    quantized.resize(count);
-    cpu::quantize_s8(x.data<float>(), rows * in_, 1.0f / x_scale, quantized.data());
-    output_scales.resize(weight_scales_.size());
-    for (std::size_t o = 0; o < weight_scales_.size(); ++o) output_scales[o] = x_scale * weight_scales_[o];
-
-    const memory scales({{out_}, dt::f32, tag::a}, onednn_engine(), output_scales.data());
-    matmul_->execute(quantized.data(), rows, y.data<float>(),
-                     {{DNNL_ARG_ATTR_OUTPUT_SCALES, scales},
-                      {DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, bias_mem_}});
+    thread_local std::vector<float> row_scales;
+    quantized.resize(static_cast<std::size_t>(rows * in_));
+    row_scales.resize(static_cast<std::size_t>(rows));
+    cpu::quantize_rows_s8(x.data<float>(), rows, in_, quantized.data(), row_scales.data());
+    matmul_->execute(quantized.data(), rows, y.data<float>(), {});
+    scale_rows_add_bias_activate(y.data<float>(), rows, out_, row_scales.data(), bias_.data<float>(), activation_);
   }
 
   std::string kernel() const override { return matmul_->kernel(); }
@@ -73,8 +66,8 @@ class OneDnnInt8Linear final : public ops::Linear::Impl {
   memory::dim out_, in_;
   Tensor bias_;
   std::vector<float> weight_scales_;
+  ops::Activation activation_;
   std::optional<RowChunkedMatmul> matmul_;
-  memory bias_mem_;
 };
 
 }  // namespace

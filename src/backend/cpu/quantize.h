@@ -4,10 +4,10 @@
 
 namespace geoalign::cpu {
 
-// Largest |x_i| over n values, in parallel.
-float max_abs(const float* x, std::int64_t n);
-
-// q_i = round(x_i * inverse_scale) to nearest-even, clamped to [-127, 127], in parallel.
-void quantize_s8(const float* x, std::int64_t n, float inverse_scale, std::int8_t* q);
+// Each row of x [rows, cols] to s8 with its own symmetric scale: scales[r] = max|x_r| / 127
+// (1 for an all-zero row), q = round-to-nearest-even(x * (127 / max|x_r|)), clamped to
+// [-127, 127]. One scale per row (per token) keeps a token's result independent of the
+// other tokens in the batch. Rows in parallel.
+void quantize_rows_s8(const float* x, std::int64_t rows, std::int64_t cols, std::int8_t* q, float* scales);
 
 }  // namespace geoalign::cpu
