@@ -34,7 +34,7 @@ __attribute__((always_inline)) inline Floats16 load16(const float* p) {
   std::memcpy(&v, p, sizeof v);
   return v;
 }
-__attribute__((always_inline)) inline void store16(float* p, Floats16 v) { std::memcpy(p, &v, sizeof v); }
+__attribute__((always_inline)) inline void store16(float* p, const Floats16& v) { std::memcpy(p, &v, sizeof v); }
 
 // softmax(Q K^T * scale) V for one head of one sequence. K is first copied transposed
 // and scaled into `kt` (head_dim rows of `padded` keys), so sixteen scores at a time are
