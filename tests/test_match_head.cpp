@@ -31,7 +31,9 @@ nlohmann::json small_trees() {
 
 float class1(const GradientBoostedTrees& t, float x0, float x1) {
   const float x[] = {x0, x1};
-  return t.probabilities(x)[1];
+  float p[2];
+  t.predict(x, 1, p);
+  return p[1];
 }
 
 float sigmoid(double z) { return static_cast<float>(1.0 / (1.0 + std::exp(-z))); }

@@ -50,52 +50,66 @@ float activate(float x, Activation a) {
 
 class OpsTest : public ::testing::TestWithParam<Device> {};
 
+// x [rows, in] through a Linear with weight w [out, in] and bias b.
+std::vector<float> run_linear(const std::vector<float>& x, const std::vector<float>& w, const std::vector<float>& b,
+                              std::int64_t rows, Activation a, MatmulPrecision precision = MatmulPrecision::FP32) {
+  const auto out = static_cast<std::int64_t>(b.size()), in = static_cast<std::int64_t>(x.size()) / rows;
+  const Linear linear(Tensor::from_vector({out, in}, w), Tensor::from_vector({out}, b), a, precision);
+  Tensor y;
+  linear(Tensor::from_vector({rows, in}, x), y);
+  EXPECT_EQ(y.shape(), (Shape{rows, out}));
+  return y.to_vector();
+}
+
+// The exact pre-activation x W^T + b, in double.
+std::vector<double> exact_linear(const std::vector<float>& x, const std::vector<float>& w, const std::vector<float>& b,
+                                 std::int64_t rows) {
+  const auto out = static_cast<std::int64_t>(b.size()), in = static_cast<std::int64_t>(x.size()) / rows;
+  std::vector<double> acc(static_cast<std::size_t>(rows * out));
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::int64_t o = 0; o < out; ++o) {
+      double sum = b[o];
+      for (std::int64_t k = 0; k < in; ++k) sum += static_cast<double>(x[r * in + k]) * w[o * in + k];
+      acc[r * out + o] = sum;
+    }
+  }
+  return acc;
+}
+
 TEST_P(OpsTest, LinearWithEveryActivation) {
   const std::int64_t rows = 9, in = 37, out = 13;
   const auto x = random_values(rows * in, 1), w = random_values(out * in, 2, 0.3f), b = random_values(out, 3);
+  const auto exact = exact_linear(x, w, b, rows);
   for (Activation a : {Activation::None, Activation::Gelu, Activation::GeluTanh, Activation::Relu, Activation::Tanh}) {
-    const Linear linear(Tensor::from_vector({out, in}, w), Tensor::from_vector({out}, b), a);
-    Tensor y;
-    linear(Tensor::from_vector({rows, in}, x), y);
-    std::vector<float> want(rows * out);
-    for (std::int64_t r = 0; r < rows; ++r) {
-      for (std::int64_t o = 0; o < out; ++o) {
-        double acc = b[o];
-        for (std::int64_t k = 0; k < in; ++k) acc += static_cast<double>(x[r * in + k]) * w[o * in + k];
-        want[r * out + o] = activate(static_cast<float>(acc), a);
-      }
-    }
-    EXPECT_EQ(y.shape(), (Shape{rows, out}));
-    expect_close(y.to_vector(), want, 1e-5f);
+    std::vector<float> want;
+    for (double v : exact) want.push_back(activate(static_cast<float>(v), a));
+    expect_close(run_linear(x, w, b, rows, a), want, 1e-5f);
   }
 }
 
 // Int8 against the exact fp32 product: every output must lie within the error that
 // rounding x and W to their quantization grids can cause, sum_k |x_k| dW + |W_k| dx + dx dW
-// (dW, dx: half a grid step), times the activation's steepest slope.
+// (dW, dx: half a grid step; x has one scale per row), times the activation's steepest slope.
 TEST_P(OpsTest, Int8LinearStaysWithinItsQuantizationBound) {
   const std::int64_t rows = 11, in = 64, out = 24;
   const auto x = random_values(rows * in, 4), w = random_values(out * in, 5, 0.2f), b = random_values(out, 6);
+  const auto exact = exact_linear(x, w, b, rows);
   for (Activation a : {Activation::None, Activation::Gelu}) {
-    const Linear linear(Tensor::from_vector({out, in}, w), Tensor::from_vector({out}, b), a, MatmulPrecision::INT8);
-    Tensor y;
-    linear(Tensor::from_vector({rows, in}, x), y);
-    const auto got = y.to_vector();
+    const auto got = run_linear(x, w, b, rows, a, MatmulPrecision::INT8);
     const double slope = a == Activation::Gelu ? 1.13 : 1.0;
     for (std::int64_t o = 0; o < out; ++o) {
       float w_max = 0;
       for (std::int64_t k = 0; k < in; ++k) w_max = std::max(w_max, std::abs(w[o * in + k]));
       const double dw = w_max / static_cast<double>(int8_weight_levels()) / 2.0;
       for (std::int64_t r = 0; r < rows; ++r) {
-        float x_max = 0;  // each row has its own scale
+        float x_max = 0;
         for (std::int64_t k = 0; k < in; ++k) x_max = std::max(x_max, std::abs(x[r * in + k]));
         const double dx = x_max / 127.0 / 2.0;
-        double acc = b[o], bound = 0;
+        double bound = 0;
         for (std::int64_t k = 0; k < in; ++k) {
-          acc += static_cast<double>(x[r * in + k]) * w[o * in + k];
           bound += std::abs(x[r * in + k]) * dw + std::abs(w[o * in + k]) * dx + dx * dw;
         }
-        const double want = activate(static_cast<float>(acc), a);
+        const double want = activate(static_cast<float>(exact[r * out + o]), a);
         ASSERT_LE(std::abs(got[r * out + o] - want), slope * bound + 1e-5) << "row " << r << " col " << o;
       }
     }
@@ -109,21 +123,15 @@ TEST_P(OpsTest, Int8LinearStaysWithinItsQuantizationBound) {
 TEST_P(OpsTest, Bf16LinearStaysWithinItsRoundingBound) {
   const std::int64_t rows = 13, in = 96, out = 40;
   const auto x = random_values(rows * in, 7), w = random_values(out * in, 8, 0.2f), b = random_values(out, 9);
+  const auto exact = exact_linear(x, w, b, rows);
   for (Activation a : {Activation::None, Activation::Gelu}) {
-    const Linear linear(Tensor::from_vector({out, in}, w), Tensor::from_vector({out}, b), a, MatmulPrecision::BF16);
-    Tensor y;
-    linear(Tensor::from_vector({rows, in}, x), y);
-    const auto got = y.to_vector();
+    const auto got = run_linear(x, w, b, rows, a, MatmulPrecision::BF16);
     const double slope = a == Activation::Gelu ? 1.13 : 1.0;
     for (std::int64_t r = 0; r < rows; ++r) {
       for (std::int64_t o = 0; o < out; ++o) {
-        double acc = b[o], magnitude = 0;
-        for (std::int64_t k = 0; k < in; ++k) {
-          const double product = static_cast<double>(x[r * in + k]) * w[o * in + k];
-          acc += product;
-          magnitude += std::abs(product);
-        }
-        const double want = activate(static_cast<float>(acc), a);
+        double magnitude = 0;
+        for (std::int64_t k = 0; k < in; ++k) magnitude += std::abs(static_cast<double>(x[r * in + k]) * w[o * in + k]);
+        const double want = activate(static_cast<float>(exact[r * out + o]), a);
         ASSERT_LE(std::abs(got[r * out + o] - want), slope * magnitude * 0x1p-7 + 1e-5) << "row " << r << " col " << o;
       }
     }
@@ -166,23 +174,18 @@ TEST(Bf16Conversion, EveryIsaRoundsToNearestEven) {
 }
 
 // Linear runs rows in fixed-size chunks with a padded remainder (RowChunkedMatmul); a
-// row's result must not depend on how many rows share the call, for any precision whose
-// activation rounding is per value (fp32, bf16). Row counts straddle the bucket edges.
+// row's result must not depend on how many rows share the call, in any precision (int8
+// scales each row by itself). Row counts straddle the bucket edges.
 TEST_P(OpsTest, LinearRowsDoNotDependOnTheBatch) {
   const std::int64_t in = 48, out = 20, total = 600;
   const auto x = random_values(total * in, 13), w = random_values(out * in, 14, 0.2f), b = random_values(out, 15);
-  for (MatmulPrecision precision : {MatmulPrecision::FP32, MatmulPrecision::BF16}) {
-    const Linear linear(Tensor::from_vector({out, in}, w), Tensor::from_vector({out}, b), Activation::Gelu, precision);
-    Tensor all;
-    linear(Tensor::from_vector({total, in}, x), all);
-    const auto want = all.to_vector();
+  for (MatmulPrecision precision : {MatmulPrecision::FP32, MatmulPrecision::BF16, MatmulPrecision::INT8}) {
+    const auto want = run_linear(x, w, b, total, Activation::Gelu, precision);
     for (std::int64_t rows : {1, 15, 16, 17, 63, 100, 255, 256, 257, 513}) {
       const std::int64_t first = total - rows;
-      std::vector<float> part(x.begin() + first * in, x.end());
-      Tensor y;
-      linear(Tensor::from_vector({rows, in}, part), y);
+      const std::vector<float> part(x.begin() + first * in, x.end());
       const std::vector<float> expected(want.begin() + first * out, want.end());
-      expect_close(y.to_vector(), expected, 1e-5f);
+      expect_close(run_linear(part, w, b, rows, Activation::Gelu, precision), expected, 1e-5f);
     }
   }
 }

@@ -126,10 +126,4 @@ void GradientBoostedTrees::predict(std::span<const float> features, std::size_t 
   });
 }
 
-std::vector<float> GradientBoostedTrees::probabilities(std::span<const float> features) const {
-  std::vector<float> out(bias_.size());
-  predict(features, 1, out);
-  return out;
-}
-
 }  // namespace geoalign::match

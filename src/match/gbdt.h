@@ -21,7 +21,6 @@ class GradientBoostedTrees {
   // rows x num_classes(). Tree by tree over all rows, so each tree stays in cache while
   // the rows' independent walks overlap.
   void predict(std::span<const float> features, std::size_t rows, std::span<float> probabilities) const;
-  std::vector<float> probabilities(std::span<const float> features) const;  // one row
   std::size_t num_features() const { return num_features_; }
   std::size_t num_classes() const { return bias_.size(); }
   std::size_t num_trees() const { return trees_.size(); }

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "backend/cpu/bf16.h"
 #include "geoalign/error.h"
 
 namespace geoalign::model {
@@ -25,8 +26,6 @@ std::size_t dtype_size(const std::string& dtype) {
   const auto it = sizes.find(dtype);
   return it == sizes.end() ? 0 : it->second;
 }
-
-float bf16_to_f32(std::uint16_t v) { return std::bit_cast<float>(static_cast<std::uint32_t>(v) << 16); }
 
 float f16_to_f32(std::uint16_t h) {
   const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000) << 16;
@@ -175,7 +174,7 @@ Tensor SafetensorsFile::load_f32(const std::string& name) const {
     for (std::size_t i = 0; i < n; ++i) {
       std::uint16_t v;
       std::memcpy(&v, src + 2 * i, 2);
-      out[i] = bf16 ? bf16_to_f32(v) : f16_to_f32(v);
+      out[i] = bf16 ? cpu::from_bf16(v) : f16_to_f32(v);
     }
   } else {
     throw Error(path_.string() + ": tensor \"" + name + "\" has dtype " + e.dtype + "; geoalign reads F32, F16 and BF16");

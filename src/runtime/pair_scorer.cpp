@@ -34,8 +34,12 @@ std::vector<text::EncodedInput> encode_in_parallel(std::size_t n, const char* wh
 
 PairScorer::PairScorer(model::ModelFolder folder) : folder_(std::move(folder)) {}
 
+text::EncodedInput PairScorer::tokenize_pair(std::string_view a, std::string_view b) const {
+  return folder_.tokenizer.encode_pair(folder_.normalizer.normalize(a), folder_.normalizer.normalize(b), max_length());
+}
+
 text::EncodedInput PairScorer::encode_pair(std::string_view a, std::string_view b) const {
-  auto input = folder_.tokenizer.encode_pair(folder_.normalizer.normalize(a), folder_.normalizer.normalize(b), max_length());
+  auto input = tokenize_pair(a, b);
   if (folder_.head) input.pair_features = folder_.head->pair_features(a, b);
   return input;
 }

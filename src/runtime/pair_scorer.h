@@ -20,6 +20,8 @@ class PairScorer {
 
   // Normalizes (if the model asks) and tokenizes. Throws Utf8Error on invalid UTF-8.
   text::EncodedInput encode_pair(std::string_view a, std::string_view b) const;
+  // encode_pair without the match head's pair features: normalization and tokens only.
+  text::EncodedInput tokenize_pair(std::string_view a, std::string_view b) const;
   text::EncodedInput encode_address(std::string_view address) const;
   // Many at once, over every core. An error names the first bad one ("pair 12: ...").
   std::vector<text::EncodedInput> encode_pairs(std::span<const AddressPair> pairs) const;

@@ -15,7 +15,6 @@ namespace geoalign::cpu {
 namespace {
 
 using dnnl::memory;
-using tag = memory::format_tag;
 using dt = memory::data_type;
 
 // Dynamic int8: s8 weights with a scale per output channel, made once; s8 activations

@@ -69,22 +69,23 @@ RowChunkedMatmul::RowChunkedMatmul(std::int64_t in, std::int64_t out, dt src_typ
 }
 
 void RowChunkedMatmul::run(const Bucket& bucket, const void* src, float* dst,
-                           std::unordered_map<int, memory> args) const {
+                           std::unordered_map<int, memory>& args) const {
   auto& engine = onednn_engine();
   args[DNNL_ARG_SRC] = memory({{bucket.rows, in_}, src_type_, tag::ab}, engine, const_cast<void*>(src));
-  args[DNNL_ARG_WEIGHTS] = weights_;
   args[DNNL_ARG_DST] = memory({{bucket.rows, out_}, dt::f32, tag::ab}, engine, dst);
-  if (scratchpad_bytes_ > 0) {
-    args[DNNL_ARG_SCRATCHPAD] =
-        memory({{static_cast<memory::dim>(scratchpad_bytes_)}, dt::u8, tag::a}, engine, scratch(kOneDnnSlot, scratchpad_bytes_));
-  }
   auto& stream = onednn_stream();
   bucket.matmul.execute(stream, args);
   stream.wait();
 }
 
 void RowChunkedMatmul::execute(const void* src, std::int64_t rows, float* dst,
-                               const std::unordered_map<int, memory>& args) const {
+                               std::unordered_map<int, memory> args) const {
+  // Arguments every chunk shares; run() swaps in each chunk's source and destination.
+  args[DNNL_ARG_WEIGHTS] = weights_;
+  if (scratchpad_bytes_ > 0) {
+    args[DNNL_ARG_SCRATCHPAD] = memory({{static_cast<memory::dim>(scratchpad_bytes_)}, dt::u8, tag::a},
+                                       onednn_engine(), scratch(kOneDnnSlot, scratchpad_bytes_));
+  }
   const auto* x = static_cast<const std::byte*>(src);
   const std::size_t src_row_bytes = static_cast<std::size_t>(in_) * src_element_size_;
   const std::size_t dst_row_bytes = static_cast<std::size_t>(out_) * sizeof(float);

@@ -27,7 +27,7 @@ class RowChunkedMatmul {
 
   // src: rows x in values of src_type, rows packed; dst: rows x out floats.
   // `args` adds the inputs the attributes need (bias, scales, post-op operands).
-  void execute(const void* src, std::int64_t rows, float* dst, const std::unordered_map<int, dnnl::memory>& args) const;
+  void execute(const void* src, std::int64_t rows, float* dst, std::unordered_map<int, dnnl::memory> args) const;
 
   // The kernel oneDNN chose for full chunks ("brg:avx512_core_bf16").
   std::string kernel() const { return kernel_; }
@@ -37,7 +37,7 @@ class RowChunkedMatmul {
     std::int64_t rows = 0;
     dnnl::matmul matmul;
   };
-  void run(const Bucket& bucket, const void* src, float* dst, std::unordered_map<int, dnnl::memory> args) const;
+  void run(const Bucket& bucket, const void* src, float* dst, std::unordered_map<int, dnnl::memory>& args) const;
 
   std::int64_t in_, out_;
   dnnl::memory::data_type src_type_;
