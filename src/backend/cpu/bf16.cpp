@@ -17,8 +17,6 @@ std::uint16_t to_bf16(float value) {
   return static_cast<std::uint16_t>((bits + rounding) >> 16);
 }
 
-float from_bf16(std::uint16_t value) { return std::bit_cast<float>(static_cast<std::uint32_t>(value) << 16); }
-
 namespace {
 
 void convert_portable(const float* src, std::uint16_t* dst, std::int64_t n) {
