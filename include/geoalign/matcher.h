@@ -36,7 +36,10 @@ struct MatchResult {
   std::vector<float> probabilities;  // one per label, in id order
 };
 
-enum class Pooling { Cls, Mean };
+// Model: the folder's embedding head (sentence-transformers modules.json: pooling, dense
+// layers, normalization; mean pooling alone when the folder has none). Cls and Mean: the
+// encoder's raw [CLS] state or mean token state, without the head.
+enum class Pooling { Model, Cls, Mean };
 
 // Scores Chinese address pairs with a BERT cross-encoder loaded from a Hugging Face
 // folder (config.json, vocab.txt, model.safetensors). Thread-safe.
@@ -52,7 +55,7 @@ class Matcher {
   std::vector<MatchResult> score(std::span<const AddressPair> pairs, std::size_t batch_size = 64) const;
 
   // One vector per address, from the shared encoder.
-  std::vector<std::vector<float>> embed(std::span<const std::string> addresses, Pooling pooling = Pooling::Mean,
+  std::vector<std::vector<float>> embed(std::span<const std::string> addresses, Pooling pooling = Pooling::Model,
                                         std::size_t batch_size = 64) const;
 
   const std::vector<std::string>& labels() const;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <mutex>
 #include <numeric>
+#include <optional>
 
 #include "backend/threads.h"
 #include "model/precision.h"
@@ -88,11 +89,15 @@ std::vector<std::vector<float>> Matcher::embed(std::span<const std::string> addr
                                                std::size_t batch_size) const {
   Impl& m = *impl_;
   const std::vector<text::EncodedInput> inputs = m.scorer.encode_addresses(addresses);
-  const auto op_pooling = pooling == Pooling::Cls ? ops::Pooling::Cls : ops::Pooling::Mean;
+  const auto hidden = m.scorer.folder().config.bert.hidden_size;
+  const std::optional<model::EmbeddingHead> raw =
+      pooling == Pooling::Model ? std::nullopt
+                                : std::optional(model::EmbeddingHead::pooling_only(
+                                      pooling == Pooling::Cls ? ops::Pooling::Cls : ops::Pooling::Mean, hidden));
   std::vector<std::vector<float>> out(addresses.size()), batch_vectors;
   std::lock_guard lock(m.mutex);
   for_each_length_batch(inputs, batch_size, [&](auto batch, std::span<const std::size_t> slots) {
-    m.scorer.embed(batch, op_pooling, m.workspace, batch_vectors);
+    m.scorer.embed(batch, m.workspace, batch_vectors, raw ? &*raw : nullptr);
     for (std::size_t k = 0; k < slots.size(); ++k) out[slots[k]] = std::move(batch_vectors[k]);
   });
   return out;

@@ -109,8 +109,4 @@ void BertModel::classify(const runtime::TokenBatch& batch, Workspace& ws, Tensor
   ops::softmax(ws.logits, probabilities);
 }
 
-void BertModel::embed(const runtime::TokenBatch& batch, ops::Pooling pooling, Workspace& ws, Tensor& vectors) const {
-  ops::pool(encode(batch, ws), batch.cu_seqlens, pooling, vectors);
-}
-
 }  // namespace geoalign::model

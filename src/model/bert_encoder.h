@@ -34,8 +34,6 @@ class BertModel {
   // Class probabilities [sequences, labels].
   void classify(const runtime::TokenBatch& batch, Workspace& ws, Tensor& probabilities,
                 StageTimer* timer = nullptr) const;
-  // One vector per sequence [sequences, hidden].
-  void embed(const runtime::TokenBatch& batch, ops::Pooling pooling, Workspace& ws, Tensor& vectors) const;
 
   bool can_classify() const { return pooler_.has_value() && classifier_.has_value(); }
   const BertConfig& config() const { return config_; }

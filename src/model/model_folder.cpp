@@ -65,8 +65,9 @@ ModelFolder ModelFolder::load(const std::filesystem::path& dir, ops::MatmulPreci
   if (std::filesystem::exists(dir / match::MatchHead::kFileName)) {
     head = match::MatchHead::load(dir, config.bert.labels.size());
   }
+  EmbeddingHead embedding = EmbeddingHead::load(dir, config.bert.hidden_size);
   return ModelFolder{std::move(config), std::move(tokenizer), std::move(normalizer), std::move(model), roles,
-                     std::move(head)};
+                     std::move(head),   std::move(embedding)};
 }
 
 }  // namespace geoalign::model

@@ -8,6 +8,7 @@
 #include "match/match_head.h"
 #include "model/bert_encoder.h"
 #include "model/config.h"
+#include "model/embedding_head.h"
 #include "text/normalize.h"
 #include "text/wordpiece_tokenizer.h"
 
@@ -32,6 +33,8 @@ struct ModelFolder {
   LabelRoles roles;
   // The feature-augmented head (match_head.json), when the folder has one.
   std::shared_ptr<const match::MatchHead> head;
+  // How `embed` turns token states into vectors (modules.json, else mean pooling).
+  EmbeddingHead embedding;
 
   static ModelFolder load(const std::filesystem::path& dir, ops::MatmulPrecision precision = ops::MatmulPrecision::FP32);
 };

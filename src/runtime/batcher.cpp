@@ -207,7 +207,7 @@ void Batcher::run_batch(std::vector<Item>& batch, model::BertModel::Workspace& w
       }
     } else {
       std::vector<std::vector<float>> vectors;
-      scorer_.embed(inputs, ops::Pooling::Mean, ws, vectors);
+      scorer_.embed(inputs, ws, vectors);
       for (std::size_t k = 0; k < live.size(); ++k) live[k]->request->vectors[live[k]->index] = std::move(vectors[k]);
     }
   } catch (const std::exception& e) {

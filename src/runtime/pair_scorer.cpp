@@ -108,11 +108,11 @@ void PairScorer::classify(std::span<const text::EncodedInput* const> inputs, mod
   for (std::size_t k = 0; k < inputs.size(); ++k) results.push_back(to_result(final + k * n));
 }
 
-void PairScorer::embed(std::span<const text::EncodedInput* const> inputs, ops::Pooling pooling,
-                       model::BertModel::Workspace& ws, std::vector<std::vector<float>>& vectors) const {
+void PairScorer::embed(std::span<const text::EncodedInput* const> inputs, model::BertModel::Workspace& ws,
+                       std::vector<std::vector<float>>& vectors, const model::EmbeddingHead* head) const {
   const TokenBatch batch = TokenBatch::pack(inputs);
   Tensor out;
-  folder_.model.embed(batch, pooling, ws, out);
+  (head ? *head : folder_.embedding)(folder_.model.encode(batch, ws), batch.cu_seqlens, out);
   const std::int64_t dim = out.dim(1);
   vectors.clear();
   for (std::size_t k = 0; k < inputs.size(); ++k) {

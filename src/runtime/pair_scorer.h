@@ -5,7 +5,6 @@
 #include <string_view>
 #include <vector>
 
-#include "backend/ops/pooling.h"
 #include "geoalign/matcher.h"
 #include "model/model_folder.h"
 
@@ -34,8 +33,9 @@ class PairScorer {
 
   void classify(std::span<const text::EncodedInput* const> inputs, model::BertModel::Workspace& ws,
                 std::vector<MatchResult>& results) const;
-  void embed(std::span<const text::EncodedInput* const> inputs, ops::Pooling pooling, model::BertModel::Workspace& ws,
-             std::vector<std::vector<float>>& vectors) const;
+  // One vector per input, through `head` (by default the folder's own embedding head).
+  void embed(std::span<const text::EncodedInput* const> inputs, model::BertModel::Workspace& ws,
+             std::vector<std::vector<float>>& vectors, const model::EmbeddingHead* head = nullptr) const;
 
   const model::ModelFolder& folder() const { return folder_; }
   const std::vector<std::string>& labels() const { return folder_.config.bert.labels; }

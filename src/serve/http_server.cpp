@@ -272,7 +272,7 @@ void Server::Impl::begin_drain() {
 
 Server::Server(const runtime::PairScorer& scorer, runtime::Batcher& batcher, Metrics& metrics, ServerOptions options)
     : impl_(std::make_unique<Impl>(scorer, batcher, metrics, std::move(options))) {
-  impl_->embedding_dim = static_cast<std::size_t>(scorer.folder().config.bert.hidden_size);
+  impl_->embedding_dim = static_cast<std::size_t>(scorer.folder().embedding.dimension());
 }
 
 Server::~Server() = default;
