@@ -124,6 +124,24 @@ TEST(EmbeddingHead, ClsAndMeanConcatenateInSentenceTransformersOrder) {
   expect_close(Matcher::load(folder).embed(addresses()), want);
 }
 
+// The shipped model's head: unit vectors in which a rewording of an address sits closer
+// to it than another place does.
+TEST(EmbeddingHead, ShippedModelEmbedsRewordingsNearby) {
+  const auto matcher = Matcher::load(source_dir() / "models/default");
+  const auto v = matcher.embed(std::vector<std::string>{"北京市朝阳区建国路88号", "北京朝阳建国路88号", "杭州市西湖区文三路478号"});
+  ASSERT_EQ(v.size(), 3u);
+  auto dot = [](const std::vector<float>& a, const std::vector<float>& b) {
+    double sum = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) sum += static_cast<double>(a[i]) * b[i];
+    return sum;
+  };
+  for (const auto& x : v) {
+    EXPECT_EQ(x.size(), 256u);
+    EXPECT_NEAR(dot(x, x), 1.0, 1e-5);
+  }
+  EXPECT_GT(dot(v[0], v[1]), dot(v[0], v[2]) + 0.1);
+}
+
 void expect_load_error(const std::filesystem::path& folder, const std::string& fragment) {
   try {
     Matcher::load(folder);
