@@ -59,20 +59,22 @@ SequenceTagger::SequenceTagger(std::vector<float> transitions, std::vector<Featu
 
 void SequenceTagger::build_index() {
   const std::size_t capacity = std::bit_ceil(std::max<std::size_t>(16, 2 * ids_.size()));
-  slots_.assign(capacity, 0);
+  slots_.assign(capacity, Slot{});
   for (std::size_t i = 0; i < ids_.size(); ++i) {
     std::size_t slot = mix(ids_[i]) & (capacity - 1);
-    while (slots_[slot] != 0) slot = (slot + 1) & (capacity - 1);
-    slots_[slot] = static_cast<std::uint32_t>(i + 1);
+    while (slots_[slot].begin != Slot::kEmpty) slot = (slot + 1) & (capacity - 1);
+    slots_[slot] = Slot{ids_[i], row_begin_[i], row_begin_[i + 1]};
   }
+  entries_.resize(entry_labels_.size());
+  for (std::size_t e = 0; e < entries_.size(); ++e) entries_[e] = Entry{entry_weights_[e], entry_labels_[e]};
 }
 
-std::ptrdiff_t SequenceTagger::find(std::uint64_t id) const {
+const SequenceTagger::Slot* SequenceTagger::find(std::uint64_t id) const {
   const std::size_t mask = slots_.size() - 1;
   for (std::size_t slot = mix(id) & mask;; slot = (slot + 1) & mask) {
-    const std::uint32_t value = slots_[slot];
-    if (value == 0) return -1;
-    if (ids_[value - 1] == id) return static_cast<std::ptrdiff_t>(value - 1);
+    const Slot& s = slots_[slot];
+    if (s.begin == Slot::kEmpty) return nullptr;
+    if (s.id == id) return &s;
   }
 }
 
@@ -81,11 +83,9 @@ std::vector<float> SequenceTagger::emissions(const TokenFeatures& features) cons
   for (std::size_t t = 0; t < features.tokens(); ++t) {
     float* row = &scores[t * kNumLabels];
     for (const std::uint64_t id : features.of(t)) {
-      const std::ptrdiff_t f = find(id);
-      if (f < 0) continue;
-      for (std::uint32_t e = row_begin_[static_cast<std::size_t>(f)]; e < row_begin_[static_cast<std::size_t>(f) + 1]; ++e) {
-        row[entry_labels_[e]] += entry_weights_[e];
-      }
+      const Slot* slot = find(id);
+      if (!slot) continue;
+      for (std::uint32_t e = slot->begin; e < slot->end; ++e) row[entries_[e].label] += entries_[e].weight;
     }
   }
   return scores;
