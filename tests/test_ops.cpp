@@ -175,13 +175,14 @@ TEST(Bf16Conversion, EveryIsaRoundsToNearestEven) {
 
 // Linear runs rows in fixed-size chunks with a padded remainder (RowChunkedMatmul); a
 // row's result must not depend on how many rows share the call, in any precision (int8
-// scales each row by itself). Row counts straddle the bucket edges.
+// scales each row by itself). Row counts straddle the bucket edges; from four chunks up
+// the chunks run on separate threads, each oneDNN call single-threaded.
 TEST_P(OpsTest, LinearRowsDoNotDependOnTheBatch) {
-  const std::int64_t in = 48, out = 20, total = 600;
+  const std::int64_t in = 48, out = 20, total = 1500;
   const auto x = random_values(total * in, 13), w = random_values(out * in, 14, 0.2f), b = random_values(out, 15);
   for (MatmulPrecision precision : {MatmulPrecision::FP32, MatmulPrecision::BF16, MatmulPrecision::INT8}) {
     const auto want = run_linear(x, w, b, total, Activation::Gelu, precision);
-    for (std::int64_t rows : {1, 15, 16, 17, 63, 100, 255, 256, 257, 513}) {
+    for (std::int64_t rows : {1, 15, 16, 17, 63, 100, 255, 256, 257, 513, 1024, 1100}) {
       const std::int64_t first = total - rows;
       const std::vector<float> part(x.begin() + first * in, x.end());
       const std::vector<float> expected(want.begin() + first * out, want.end());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <omp.h>
 #include <vector>
 
 #include "geoalign/error.h"
@@ -78,10 +79,8 @@ void RowChunkedMatmul::run(const Bucket& bucket, const void* src, float* dst,
   stream.wait();
 }
 
-void RowChunkedMatmul::execute(const void* src, std::int64_t rows, float* dst,
-                               std::unordered_map<int, memory> args) const {
-  // Arguments every chunk shares; run() swaps in each chunk's source and destination.
-  args[DNNL_ARG_WEIGHTS] = weights_;
+void RowChunkedMatmul::run_chunk(const void* src, std::int64_t rows, std::int64_t chunk, float* dst,
+                                 std::unordered_map<int, memory>& args) const {
   if (scratchpad_bytes_ > 0) {
     args[DNNL_ARG_SCRATCHPAD] = memory({{static_cast<memory::dim>(scratchpad_bytes_)}, dt::u8, tag::a},
                                        onednn_engine(), scratch(kOneDnnSlot, scratchpad_bytes_));
@@ -89,19 +88,15 @@ void RowChunkedMatmul::execute(const void* src, std::int64_t rows, float* dst,
   const auto* x = static_cast<const std::byte*>(src);
   const std::size_t src_row_bytes = static_cast<std::size_t>(in_) * src_element_size_;
   const std::size_t dst_row_bytes = static_cast<std::size_t>(out_) * sizeof(float);
-  std::int64_t done = 0;
-  for (; rows - done >= kMaxRows; done += kMaxRows) {
-    run(buckets_.back(), x + static_cast<std::size_t>(done) * src_row_bytes, dst + done * out_, args);
-  }
-  const std::int64_t left = rows - done;
-  if (left == 0) return;
+  const std::int64_t done = chunk * kMaxRows;
+  const std::int64_t left = std::min(kMaxRows, rows - done);
   const Bucket& bucket = *std::find_if(buckets_.begin(), buckets_.end(), [&](const Bucket& b) { return b.rows >= left; });
-  // The bucket reads and writes whole `bucket.rows` rows, so the remainder is staged;
-  // the padding rows are zeros and their results are dropped.
   if (bucket.rows == left) {
     run(bucket, x + static_cast<std::size_t>(done) * src_row_bytes, dst + done * out_, args);
     return;
   }
+  // The bucket reads and writes whole `bucket.rows` rows, so the remainder is staged;
+  // the padding rows are zeros and their results are dropped.
   const auto used = static_cast<std::size_t>(left);
   std::byte* padded_src = scratch(kSrcSlot, static_cast<std::size_t>(bucket.rows) * src_row_bytes);
   std::memcpy(padded_src, x + static_cast<std::size_t>(done) * src_row_bytes, used * src_row_bytes);
@@ -109,6 +104,22 @@ void RowChunkedMatmul::execute(const void* src, std::int64_t rows, float* dst,
   auto* padded_dst = reinterpret_cast<float*>(scratch(kDstSlot, static_cast<std::size_t>(bucket.rows) * dst_row_bytes));
   run(bucket, padded_src, padded_dst, args);
   std::memcpy(dst + done * out_, padded_dst, used * dst_row_bytes);
+}
+
+void RowChunkedMatmul::execute(const void* src, std::int64_t rows, float* dst,
+                               std::unordered_map<int, memory> args) const {
+  args[DNNL_ARG_WEIGHTS] = weights_;
+  const std::int64_t chunks = (rows + kMaxRows - 1) / kMaxRows;
+  const int threads = omp_get_max_threads();
+  if (threads > 1 && chunks >= 2 * threads && !omp_in_parallel()) {
+    // Enough chunks to share: each thread runs whole chunks, and oneDNN, called inside
+    // a parallel region, runs each on its caller's thread alone. One fork and join per
+    // layer instead of one per chunk.
+#pragma omp parallel for schedule(static) firstprivate(args)
+    for (std::int64_t chunk = 0; chunk < chunks; ++chunk) run_chunk(src, rows, chunk, dst, args);
+    return;
+  }
+  for (std::int64_t chunk = 0; chunk < chunks; ++chunk) run_chunk(src, rows, chunk, dst, args);
 }
 
 }  // namespace geoalign::cpu

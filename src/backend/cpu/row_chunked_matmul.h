@@ -38,6 +38,9 @@ class RowChunkedMatmul {
     dnnl::matmul matmul;
   };
   void run(const Bucket& bucket, const void* src, float* dst, std::unordered_map<int, dnnl::memory>& args) const;
+  // Rows [chunk * kMaxRows, +kMaxRows) of the call, a remainder through its bucket.
+  void run_chunk(const void* src, std::int64_t rows, std::int64_t chunk, float* dst,
+                 std::unordered_map<int, dnnl::memory>& args) const;
 
   std::int64_t in_, out_;
   dnnl::memory::data_type src_type_;
