@@ -2,7 +2,7 @@
 """geoalign beside PyTorch on the same model folder and the same address pairs.
 
     /usr/bin/python3 tools/bench/compare_pytorch.py --model DIR [--pairs examples/bench_pairs.tsv]
-        [--geoalign build/release/geoalign] [--precisions fp32,int8] [--whole-pairs 4000]
+        [--geoalign build/release/geoalign] [--precisions fp32,int8] [--whole-pairs 4000] [--repeats 3]
 
 PyTorch (Debian's 1.13, 2 threads, inference_mode, padded batches as Hugging Face runs
 them, tokenization excluded) is measured in fp32 and with bf16 autocast: pairs/s at
@@ -90,21 +90,30 @@ def main():
     ap.add_argument("--precisions", default="fp32,bf16,int8")
     ap.add_argument("--whole-pairs", type=int, default=4000)
     ap.add_argument("--seconds", type=float, default=5)
+    ap.add_argument("--repeats", type=int, default=1,
+                    help="measure every row this many times, in interleaved rounds (so a slow spell of a shared "
+                         "machine hits every row alike), and report each figure's median")
     args = ap.parse_args()
     torch.set_num_threads(2)
 
     pairs = read_pairs(args.pairs)
     ref = BertReference(args.model)
     encoded = [ref.tokenizer.encode_pair(ref._normalize(a), ref._normalize(b), ref.max_length) for a, b in pairs]
-    rows = []
-    for name, bf16 in (("pytorch fp32", False), ("pytorch bf16 autocast", True)):
-        rows.append((name,) + torch_rates(ref, encoded, bf16, args.seconds))
-    for precision in args.precisions.split(","):
-        rows.append((f"geoalign {precision} (whole process)",) +
-                    geoalign_rates(args.geoalign, args.model, args.pairs, pairs, args.whole_pairs, precision))
+    measures = [(name, lambda bf16=bf16: torch_rates(ref, encoded, bf16, args.seconds))
+                for name, bf16 in (("pytorch fp32", False), ("pytorch bf16 autocast", True))]
+    measures += [(f"geoalign {precision} (whole process)",
+                  lambda precision=precision: geoalign_rates(args.geoalign, args.model, args.pairs, pairs,
+                                                             args.whole_pairs, precision))
+                 for precision in args.precisions.split(",")]
+    samples = {name: [] for name, _ in measures}
+    for _ in range(max(1, args.repeats)):
+        for name, measure in measures:
+            samples[name].append(measure())
+    rows = [(name, statistics.median(t for t, _ in runs), statistics.median(l for _, l in runs))
+            for name, runs in samples.items()]
 
     print(f"model {args.model}: {ref.layers} layers x {ref.hidden} hidden; {len(pairs)} pairs from {args.pairs}; "
-          f"2 threads")
+          f"2 threads" + (f"; medians of {args.repeats} interleaved rounds" if args.repeats > 1 else ""))
     print(f"{'':38} {'pairs/s (batch 64)':>19} {'ms/pair (batch 1)':>18}")
     for name, throughput, latency in rows:
         print(f"{name:38} {throughput:19.1f} {latency:18.2f}")
