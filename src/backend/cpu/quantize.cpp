@@ -40,22 +40,25 @@ GEOALIGN_TARGET_AVX2 float row_avx2(const float* x, std::int64_t n, std::int8_t*
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 GEOALIGN_TARGET_AVX512 float row_avx512(const float* x, std::int64_t n, std::int8_t* q) {
-  std::int64_t i = 0;
+  // The last block is masked: lanes past n load as zero and are not stored.
+  auto lanes = [n](std::int64_t i) {
+    return static_cast<__mmask16>(n - i >= 16 ? 0xFFFF : (1u << (n - i)) - 1);
+  };
   __m512 vmax = _mm512_setzero_ps();
-  for (; i + 16 <= n; i += 16) vmax = _mm512_max_ps(vmax, _mm512_abs_ps(_mm512_loadu_ps(x + i)));
-  float max = _mm512_reduce_max_ps(vmax);
-  for (; i < n; ++i) max = std::max(max, std::fabs(x[i]));
+  for (std::int64_t i = 0; i < n; i += 16) {
+    vmax = _mm512_max_ps(vmax, _mm512_abs_ps(_mm512_maskz_loadu_ps(lanes(i), x + i)));
+  }
+  const float max = _mm512_reduce_max_ps(vmax);
   if (max == 0.0f) {
     std::fill(q, q + n, std::int8_t{0});
     return 1.0f;
   }
-  const float inverse = 127.0f / max;
-  const __m512 scale = _mm512_set1_ps(inverse);
-  for (i = 0; i + 16 <= n; i += 16) {
-    const __m512i rounded = _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_loadu_ps(x + i), scale));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(q + i), _mm512_cvtsepi32_epi8(rounded));
+  const __m512 scale = _mm512_set1_ps(127.0f / max);
+  for (std::int64_t i = 0; i < n; i += 16) {
+    const __mmask16 m = lanes(i);
+    const __m512i rounded = _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_maskz_loadu_ps(m, x + i), scale));
+    _mm512_mask_cvtsepi32_storeu_epi8(q + i, m, rounded);
   }
-  for (; i < n; ++i) q[i] = static_cast<std::int8_t>(std::clamp(__builtin_nearbyintf(x[i] * inverse), -127.0f, 127.0f));
   return max / 127.0f;
 }
 #pragma GCC diagnostic pop

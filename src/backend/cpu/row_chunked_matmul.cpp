@@ -81,10 +81,6 @@ void RowChunkedMatmul::run(const Bucket& bucket, const void* src, float* dst,
 
 void RowChunkedMatmul::run_chunk(const void* src, std::int64_t rows, std::int64_t chunk, float* dst,
                                  std::unordered_map<int, memory>& args) const {
-  if (scratchpad_bytes_ > 0) {
-    args[DNNL_ARG_SCRATCHPAD] = memory({{static_cast<memory::dim>(scratchpad_bytes_)}, dt::u8, tag::a},
-                                       onednn_engine(), scratch(kOneDnnSlot, scratchpad_bytes_));
-  }
   const auto* x = static_cast<const std::byte*>(src);
   const std::size_t src_row_bytes = static_cast<std::size_t>(in_) * src_element_size_;
   const std::size_t dst_row_bytes = static_cast<std::size_t>(out_) * sizeof(float);
@@ -106,6 +102,12 @@ void RowChunkedMatmul::run_chunk(const void* src, std::int64_t rows, std::int64_
   std::memcpy(dst + done * out_, padded_dst, used * dst_row_bytes);
 }
 
+void RowChunkedMatmul::use_thread_scratchpad(std::unordered_map<int, memory>& args) const {
+  if (scratchpad_bytes_ == 0) return;
+  args[DNNL_ARG_SCRATCHPAD] = memory({{static_cast<memory::dim>(scratchpad_bytes_)}, dt::u8, tag::a},
+                                     onednn_engine(), scratch(kOneDnnSlot, scratchpad_bytes_));
+}
+
 void RowChunkedMatmul::execute(const void* src, std::int64_t rows, float* dst,
                                std::unordered_map<int, memory> args) const {
   args[DNNL_ARG_WEIGHTS] = weights_;
@@ -115,10 +117,15 @@ void RowChunkedMatmul::execute(const void* src, std::int64_t rows, float* dst,
     // Enough chunks to share: each thread runs whole chunks, and oneDNN, called inside
     // a parallel region, runs each on its caller's thread alone. One fork and join per
     // layer instead of one per chunk.
-#pragma omp parallel for schedule(static) firstprivate(args)
-    for (std::int64_t chunk = 0; chunk < chunks; ++chunk) run_chunk(src, rows, chunk, dst, args);
+#pragma omp parallel firstprivate(args)
+    {
+      use_thread_scratchpad(args);
+#pragma omp for schedule(static)
+      for (std::int64_t chunk = 0; chunk < chunks; ++chunk) run_chunk(src, rows, chunk, dst, args);
+    }
     return;
   }
+  use_thread_scratchpad(args);
   for (std::int64_t chunk = 0; chunk < chunks; ++chunk) run_chunk(src, rows, chunk, dst, args);
 }
 

@@ -38,6 +38,8 @@ class RowChunkedMatmul {
     dnnl::matmul matmul;
   };
   void run(const Bucket& bucket, const void* src, float* dst, std::unordered_map<int, dnnl::memory>& args) const;
+  // Points args at the calling thread's oneDNN scratchpad.
+  void use_thread_scratchpad(std::unordered_map<int, dnnl::memory>& args) const;
   // Rows [chunk * kMaxRows, +kMaxRows) of the call, a remainder through its bucket.
   void run_chunk(const void* src, std::int64_t rows, std::int64_t chunk, float* dst,
                  std::unordered_map<int, dnnl::memory>& args) const;
