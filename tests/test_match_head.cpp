@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <random>
 
 #include <nlohmann/json.hpp>
@@ -48,7 +49,7 @@ TEST(GradientBoostedTrees, SumsLeavesPerClassAndSoftmaxes) {
 
 // Random trees of uneven depth, walked by a plain recursive reference over the JSON:
 // the batched, lockstep walk must give the same probabilities for every row, whatever
-// the number of rows and trees (not a multiple of the lane count).
+// the number of rows and trees (not a multiple of the lane count), and with missing values.
 TEST(GradientBoostedTrees, BatchedWalkEqualsAPlainWalk) {
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> unit(0.0f, 1.0f);
@@ -72,7 +73,8 @@ TEST(GradientBoostedTrees, BatchedWalkEqualsAPlainWalk) {
   const auto trees = GradientBoostedTrees::from_json(j, kFeatures, "random.json");
   for (std::size_t rows : {1u, 7u, 16u, 37u}) {
     std::vector<float> x(rows * kFeatures);
-    for (float& v : x) v = unit(rng);
+    // Some missing values: NaN fails every `<=`, so it goes right.
+    for (float& v : x) v = unit(rng) < 0.1f ? std::numeric_limits<float>::quiet_NaN() : unit(rng);
     std::vector<float> got(rows * kClasses);
     trees.predict(x, rows, got);
     for (std::size_t r = 0; r < rows; ++r) {
@@ -110,6 +112,9 @@ void expect_tree_error(const std::function<void(nlohmann::json&)>& damage, const
 TEST(GradientBoostedTrees, MalformedModelsAreRejected) {
   expect_tree_error([](auto& j) { j["trees"][0]["nodes"][2][2] = 1; }, "backwards");
   expect_tree_error([](auto& j) { j["trees"][0]["nodes"][0][2] = 99; }, "outside its tree");
+  expect_tree_error([](auto& j) { j["trees"][0]["nodes"][2][3] = 2; }, "outside its tree");
+  expect_tree_error([](auto& j) { j["trees"][0]["nodes"][2][3] = 3; }, "two parents");
+  expect_tree_error([](auto& j) { j["trees"][0]["nodes"][2] = {1, 2.0, 1, 4, 0}; }, "backwards");
   expect_tree_error([](auto& j) { j["trees"][0]["nodes"][0][0] = 7; }, "feature 7 of 2");
   expect_tree_error([](auto& j) { j["trees"][0]["class"] = 5; }, "class out of range");
   expect_tree_error([](auto& j) { j["trees"][1]["nodes"][0] = {1, 2}; }, "is not [feature");

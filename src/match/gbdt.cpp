@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "backend/cpu/parallel.h"
@@ -9,44 +10,36 @@
 
 namespace geoalign::match {
 
+// A node as the file lists it: [feature, threshold, left, right, value], feature -1 for a leaf.
+struct GradientBoostedTrees::FileNode {
+  std::int32_t feature = -1;
+  float threshold = 0;
+  std::uint32_t left = 0, right = 0;
+  float value = 0;
+};
+
+namespace {
+constexpr std::size_t kMaxNodes = 0xFFFF;
+}
+
 GradientBoostedTrees GradientBoostedTrees::from_json(const nlohmann::json& j, std::size_t num_features,
                                                      const std::string& where) {
   GradientBoostedTrees model;
   model.num_features_ = num_features;
+  if (num_features >= kMaxNodes) throw Error(where + ": more than 65534 features");
   try {
     model.bias_ = j.at("bias").get<std::vector<float>>();
     if (model.bias_.empty()) throw Error(where + ": \"bias\" is empty");
     for (const auto& t : j.at("trees")) {
-      Tree tree;
-      tree.output_class = t.at("class").get<std::size_t>();
-      if (tree.output_class >= model.bias_.size()) throw Error(where + ": tree class out of range");
-      // Rows [feature, threshold, left, right, value]; feature -1 marks a leaf.
+      const auto output_class = t.at("class").get<std::size_t>();
+      if (output_class >= model.bias_.size()) throw Error(where + ": tree class out of range");
+      std::vector<FileNode> nodes;
       for (const auto& row : t.at("nodes")) {
         if (!row.is_array() || row.size() != 5) throw Error(where + ": a tree node is not [feature, threshold, left, right, value]");
-        Node n;
-        n.feature = row[0].get<std::int32_t>();
-        n.threshold = row[1].get<float>();
-        n.left = row[2].get<std::uint32_t>();
-        n.right = row[3].get<std::uint32_t>();
-        n.value = row[4].get<float>();
-        tree.nodes.push_back(n);
+        nodes.push_back(FileNode{row[0].get<std::int32_t>(), row[1].get<float>(), row[2].get<std::uint32_t>(),
+                                 row[3].get<std::uint32_t>(), row[4].get<float>()});
       }
-      if (tree.nodes.empty()) throw Error(where + ": a tree has no nodes");
-      for (std::size_t i = 0; i < tree.nodes.size(); ++i) {
-        const Node& n = tree.nodes[i];
-        if (!std::isfinite(n.threshold) || !std::isfinite(n.value)) throw Error(where + ": non-finite tree value");
-        if (n.feature < 0) continue;
-        if (static_cast<std::size_t>(n.feature) >= num_features) {
-          throw Error(where + ": a tree splits on feature " + std::to_string(n.feature) + " of " +
-                      std::to_string(num_features));
-        }
-        // Children strictly after their parent: evaluation always terminates.
-        if (n.left <= i || n.right <= i || n.left >= tree.nodes.size() || n.right >= tree.nodes.size()) {
-          throw Error(where + ": a tree node points outside its tree or backwards");
-        }
-      }
-      make_leaves_absorbing(tree);
-      model.trees_.push_back(std::move(tree));
+      model.trees_.push_back(compact(output_class, nodes, num_features, where));
     }
   } catch (const nlohmann::json::exception& e) {
     throw Error(where + ": " + e.what());
@@ -54,30 +47,69 @@ GradientBoostedTrees GradientBoostedTrees::from_json(const nlohmann::json& j, st
   for (const float b : model.bias_) {
     if (!std::isfinite(b)) throw Error(where + ": non-finite bias");
   }
+  std::stable_sort(model.trees_.begin(), model.trees_.end(), [](const Tree& a, const Tree& b) { return a.depth < b.depth; });
   return model;
 }
 
-void GradientBoostedTrees::make_leaves_absorbing(Tree& tree) {
-  std::vector<std::size_t> depth(tree.nodes.size(), 0);
-  for (std::uint32_t i = 0; i < tree.nodes.size(); ++i) {
-    Node& n = tree.nodes[i];
-    if (n.feature < 0) {
-      tree.depth = std::max(tree.depth, depth[i]);
-      n.feature = 0;
-      n.left = n.right = i;
-    } else {
-      depth[n.left] = depth[n.right] = depth[i] + 1;
+GradientBoostedTrees::Tree GradientBoostedTrees::compact(std::size_t output_class, const std::vector<FileNode>& nodes,
+                                                         std::size_t sentinel, const std::string& where) {
+  if (nodes.empty()) throw Error(where + ": a tree has no nodes");
+  if (nodes.size() > kMaxNodes) throw Error(where + ": a tree has more than 65535 nodes");
+  std::vector<bool> has_parent(nodes.size(), false);
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const FileNode& n = nodes[i];
+    if (!std::isfinite(n.threshold) || !std::isfinite(n.value)) throw Error(where + ": non-finite tree value");
+    if (n.feature < 0) continue;
+    if (static_cast<std::size_t>(n.feature) >= sentinel) {
+      throw Error(where + ": a tree splits on feature " + std::to_string(n.feature) + " of " + std::to_string(sentinel));
     }
+    // Children strictly after their parent: every node is reached at most once, and
+    // evaluation always terminates.
+    if (n.left <= i || n.right <= i || n.left >= nodes.size() || n.right >= nodes.size()) {
+      throw Error(where + ": a tree node points outside its tree or backwards");
+    }
+    if (has_parent[n.left] || has_parent[n.right] || n.left == n.right) throw Error(where + ": a tree node has two parents");
+    has_parent[n.left] = has_parent[n.right] = true;
   }
+  Tree tree;
+  tree.output_class = output_class;
+  // Breadth first from the root; `order` lists file indices, `depth` their depths.
+  std::vector<std::uint32_t> order{0};
+  std::vector<std::size_t> depth{0};
+  tree.nodes.reserve(nodes.size());
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const FileNode& n = nodes[order[k]];
+    Node out;
+    if (n.feature < 0) {
+      out.threshold = n.value;
+      out.feature = static_cast<std::uint16_t>(sentinel);
+      out.left = static_cast<std::uint16_t>(k);
+      tree.depth = std::max(tree.depth, depth[k]);
+    } else {
+      out.threshold = n.threshold;
+      out.feature = static_cast<std::uint16_t>(n.feature);
+      out.left = static_cast<std::uint16_t>(order.size());
+      order.push_back(n.left);
+      order.push_back(n.right);
+      depth.push_back(depth[k] + 1);
+      depth.push_back(depth[k] + 1);
+    }
+    tree.nodes.push_back(out);
+  }
+  return tree;
 }
 
 void GradientBoostedTrees::predict_rows(const float* features, std::size_t rows, float* probabilities) const {
   const std::size_t classes = bias_.size();
   std::vector<double> logits(rows * classes);
   for (std::size_t r = 0; r < rows; ++r) std::copy(bias_.begin(), bias_.end(), logits.begin() + r * classes);
+  // Each row with the sentinel column that leaves test.
+  const std::size_t width = num_features_ + 1;
+  std::vector<float> x(rows * width, -std::numeric_limits<float>::infinity());
+  for (std::size_t r = 0; r < rows; ++r) std::copy_n(features + r * num_features_, num_features_, &x[r * width]);
   // Walks kLanes trees side by side for each row, each for the group's greatest depth
   // (leaves absorb the extra steps): no branch depends on the data, and the lanes' node
-  // loads do not depend on one another, so their cache misses overlap.
+  // loads do not depend on one another, so they overlap.
   constexpr std::size_t kLanes = 8;
   for (std::size_t first = 0; first < trees_.size(); first += kLanes) {
     const std::size_t lanes = std::min(kLanes, trees_.size() - first);
@@ -90,15 +122,17 @@ void GradientBoostedTrees::predict_rows(const float* features, std::size_t rows,
       steps = std::max(steps, tree.depth);
     }
     for (std::size_t r = 0; r < rows; ++r) {
-      const float* x = features + r * num_features_;
+      const float* row = &x[r * width];
       std::uint32_t at[kLanes] = {};
       for (std::size_t step = 0; step < steps; ++step) {
         for (std::size_t k = 0; k < kLanes; ++k) {
-          const Node& n = roots[k][at[k]];
-          at[k] = x[n.feature] <= n.threshold ? n.left : n.right;
+          const Node n = roots[k][at[k]];
+          at[k] = n.left + static_cast<std::uint32_t>(!(row[n.feature] <= n.threshold));
         }
       }
-      for (std::size_t k = 0; k < lanes; ++k) logits[r * classes + group[k].output_class] += roots[k][at[k]].value;
+      for (std::size_t k = 0; k < lanes; ++k) {
+        logits[r * classes + group[k].output_class] += roots[k][at[k]].threshold;
+      }
     }
   }
   for (std::size_t r = 0; r < rows; ++r) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <span>
 #include <vector>
 
@@ -26,26 +27,30 @@ class GradientBoostedTrees {
   std::size_t num_trees() const { return trees_.size(); }
 
  private:
+  // 8 bytes, so a group of trees stays in L1 while a block of rows walks it. A node's
+  // children sit side by side (right = left + 1). A leaf keeps its value in `threshold`
+  // and leads back to itself: it tests the -inf column that predict_rows appends to
+  // every row, which always goes left.
   struct Node {
-    std::int32_t feature = -1;  // -1: a leaf
-    float threshold = 0;        // go left when feature <= threshold
-    std::uint32_t left = 0, right = 0;
-    float value = 0;
+    float threshold = 0;  // go left when feature <= threshold (NaN goes right)
+    std::uint16_t feature = 0;
+    std::uint16_t left = 0;
   };
   struct Tree {
     std::size_t output_class = 0;
     std::size_t depth = 0;    // edges on the longest root-to-leaf path
-    std::vector<Node> nodes;  // nodes[0] is the root; children come after their parent
+    std::vector<Node> nodes;  // nodes[0] is the root
   };
-  // After validation, leaves are rewritten to test feature 0 and lead back to themselves,
-  // so a walk can take a fixed number of steps without asking whether it has arrived.
-  static void make_leaves_absorbing(Tree& tree);
+  // The nodes as the file lists them, renumbered breadth first so siblings are adjacent.
+  struct FileNode;
+  static Tree compact(std::size_t output_class, const std::vector<FileNode>& nodes, std::size_t sentinel,
+                      const std::string& where);
 
   void predict_rows(const float* features, std::size_t rows, float* probabilities) const;
 
   std::size_t num_features_ = 0;
   std::vector<float> bias_;
-  std::vector<Tree> trees_;
+  std::vector<Tree> trees_;  // ordered by depth, so trees walked side by side take similar steps
 };
 
 }  // namespace geoalign::match
