@@ -69,9 +69,9 @@ void SequenceTagger::build_index() {
   for (std::size_t e = 0; e < entries_.size(); ++e) entries_[e] = Entry{entry_weights_[e], entry_labels_[e]};
 }
 
-const SequenceTagger::Slot* SequenceTagger::find(std::uint64_t id) const {
+const SequenceTagger::Slot* SequenceTagger::find_from(std::uint64_t id, std::size_t home) const {
   const std::size_t mask = slots_.size() - 1;
-  for (std::size_t slot = mix(id) & mask;; slot = (slot + 1) & mask) {
+  for (std::size_t slot = home;; slot = (slot + 1) & mask) {
     const Slot& s = slots_[slot];
     if (s.begin == Slot::kEmpty) return nullptr;
     if (s.id == id) return &s;
@@ -80,12 +80,26 @@ const SequenceTagger::Slot* SequenceTagger::find(std::uint64_t id) const {
 
 std::vector<float> SequenceTagger::emissions(const TokenFeatures& features) const {
   std::vector<float> scores(features.tokens() * kNumLabels, 0.0f);
+  // Three passes over all the address's features, so that the table's cache misses
+  // overlap instead of queuing behind one another: a probe's loop branch depends on the
+  // loaded slot, and each mispredicted exit used to hold back the next lookup.
+  const std::size_t count = features.ids.size();
+  const std::size_t mask = slots_.size() - 1;
+  std::vector<std::uint32_t> home(count);
+  for (std::size_t f = 0; f < count; ++f) {
+    home[f] = static_cast<std::uint32_t>(mix(features.ids[f]) & mask);
+    __builtin_prefetch(&slots_[home[f]]);
+  }
+  std::vector<const Slot*> found(count);
+  for (std::size_t f = 0; f < count; ++f) {
+    found[f] = find_from(features.ids[f], home[f]);
+    if (found[f]) __builtin_prefetch(&entries_[found[f]->begin]);
+  }
   for (std::size_t t = 0; t < features.tokens(); ++t) {
     float* row = &scores[t * kNumLabels];
-    for (const std::uint64_t id : features.of(t)) {
-      const Slot* slot = find(id);
-      if (!slot) continue;
-      for (std::uint32_t e = slot->begin; e < slot->end; ++e) row[entries_[e].label] += entries_[e].weight;
+    for (std::size_t f = features.begin[t]; f < features.begin[t + 1]; ++f) {
+      if (!found[f]) continue;
+      for (std::uint32_t e = found[f]->begin; e < found[f]->end; ++e) row[entries_[e].label] += entries_[e].weight;
     }
   }
   return scores;

@@ -53,8 +53,8 @@ class SequenceTagger {
     float weight;
     Label label;
   };
-  // The feature's slot, or nullptr if the tagger never saw it.
-  const Slot* find(std::uint64_t id) const;
+  // The feature's slot, probing from its home slot, or nullptr if the tagger never saw it.
+  const Slot* find_from(std::uint64_t id, std::size_t home) const;
 
   std::vector<float> transitions_;
   std::vector<std::uint64_t> ids_;  // sorted
