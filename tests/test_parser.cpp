@@ -5,6 +5,7 @@
 #include <random>
 #include <sstream>
 
+#include "geo/address_parser.h"
 #include "geo/address_tokens.h"
 #include "geo/admin_resolver.h"
 #include "geo/conll.h"
@@ -215,7 +216,19 @@ TEST(TaggerTraining, IsDeterministicAndSurvivesSaveAndLoad) {
   EXPECT_EQ(read_file(dir / "a.bin"), read_file(dir / "b.bin"));
   const SequenceTagger loaded = SequenceTagger::load(dir / "a.bin");
   EXPECT_EQ(loaded.num_features(), a.num_features());
+  EXPECT_EQ(loaded.num_weights(), a.num_weights());
   for (const auto& seq : data) EXPECT_EQ(loaded.emissions(seq.features), a.emissions(seq.features));
+  loaded.save(dir / "again.bin");
+  EXPECT_EQ(read_file(dir / "again.bin"), read_file(dir / "a.bin"));
+}
+
+// The tagger keeps only its lookup table after loading; saving rebuilds the file's
+// layout from it, byte for byte.
+TEST(SequenceTagger, SavingTheShippedTaggerReproducesItsFile) {
+  const auto shipped = source_dir() / "models/default/parser" / kTaggerFile;
+  TempDir dir;
+  SequenceTagger::load(shipped).save(dir / "t.bin");
+  EXPECT_EQ(read_file(dir / "t.bin"), read_file(shipped));
 }
 
 void expect_load_error(const std::string& contents, const std::string& fragment) {

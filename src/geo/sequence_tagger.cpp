@@ -43,30 +43,35 @@ SequenceTagger::SequenceTagger(std::vector<float> transitions, std::vector<Featu
     : transitions_(std::move(transitions)) {
   if (transitions_.size() != kTransitionCount) throw Error("tagger: wrong number of transition weights");
   std::sort(features.begin(), features.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
-  row_begin_.push_back(0);
+  std::vector<std::uint64_t> ids;
+  std::vector<std::uint32_t> row_begin{0};
+  std::vector<Label> labels;
+  std::vector<float> weights;
   for (auto& f : features) {
-    if (!ids_.empty() && ids_.back() == f.id) throw Error("tagger: duplicate feature id");
-    ids_.push_back(f.id);
+    if (!ids.empty() && ids.back() == f.id) throw Error("tagger: duplicate feature id");
+    ids.push_back(f.id);
     for (const auto& [label, weight] : f.weights) {
       if (label >= kNumLabels) throw Error("tagger: label out of range");
-      entry_labels_.push_back(label);
-      entry_weights_.push_back(weight);
+      labels.push_back(label);
+      weights.push_back(weight);
     }
-    row_begin_.push_back(static_cast<std::uint32_t>(entry_labels_.size()));
+    row_begin.push_back(static_cast<std::uint32_t>(labels.size()));
   }
-  build_index();
+  build_index(ids, row_begin, labels, weights);
 }
 
-void SequenceTagger::build_index() {
-  const std::size_t capacity = std::bit_ceil(std::max<std::size_t>(16, 2 * ids_.size()));
+void SequenceTagger::build_index(const std::vector<std::uint64_t>& ids, const std::vector<std::uint32_t>& row_begin,
+                                 const std::vector<Label>& labels, const std::vector<float>& weights) {
+  num_features_ = ids.size();
+  const std::size_t capacity = std::bit_ceil(std::max<std::size_t>(16, 2 * ids.size()));
   slots_.assign(capacity, Slot{});
-  for (std::size_t i = 0; i < ids_.size(); ++i) {
-    std::size_t slot = mix(ids_[i]) & (capacity - 1);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    std::size_t slot = mix(ids[i]) & (capacity - 1);
     while (slots_[slot].begin != Slot::kEmpty) slot = (slot + 1) & (capacity - 1);
-    slots_[slot] = Slot{ids_[i], row_begin_[i], row_begin_[i + 1]};
+    slots_[slot] = Slot{ids[i], row_begin[i], row_begin[i + 1]};
   }
-  entries_.resize(entry_labels_.size());
-  for (std::size_t e = 0; e < entries_.size(); ++e) entries_[e] = Entry{entry_weights_[e], entry_labels_[e]};
+  entries_.resize(labels.size());
+  for (std::size_t e = 0; e < entries_.size(); ++e) entries_[e] = Entry{weights[e], labels[e]};
 }
 
 const SequenceTagger::Slot* SequenceTagger::find_from(std::uint64_t id, std::size_t home) const {
@@ -110,6 +115,25 @@ std::vector<Label> SequenceTagger::tag(const TokenFeatures& features) const {
 }
 
 void SequenceTagger::save(const std::filesystem::path& file) const {
+  // Back to the file's layout: features by id, each one's weights in table order.
+  std::vector<const Slot*> used;
+  used.reserve(num_features_);
+  for (const Slot& s : slots_) {
+    if (s.begin != Slot::kEmpty) used.push_back(&s);
+  }
+  std::sort(used.begin(), used.end(), [](const Slot* a, const Slot* b) { return a->id < b->id; });
+  std::vector<std::uint64_t> ids;
+  std::vector<std::uint32_t> row_begin{0};
+  std::vector<float> weights;
+  std::vector<Label> labels;
+  for (const Slot* s : used) {
+    ids.push_back(s->id);
+    for (std::uint32_t e = s->begin; e < s->end; ++e) {
+      weights.push_back(entries_[e].weight);
+      labels.push_back(entries_[e].label);
+    }
+    row_begin.push_back(static_cast<std::uint32_t>(labels.size()));
+  }
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
   if (!out) throw Error("cannot write " + file.string());
   Header h{};
@@ -117,14 +141,14 @@ void SequenceTagger::save(const std::filesystem::path& file) const {
   h.format_version = kFormatVersion;
   h.feature_version = kFeatureVersion;
   h.num_labels = kNumLabels;
-  h.num_features = static_cast<std::uint32_t>(ids_.size());
-  h.num_weights = entry_labels_.size();
+  h.num_features = static_cast<std::uint32_t>(ids.size());
+  h.num_weights = labels.size();
   out.write(reinterpret_cast<const char*>(&h), sizeof h);
   write_array(out, transitions_);
-  write_array(out, ids_);
-  write_array(out, row_begin_);
-  write_array(out, entry_weights_);
-  write_array(out, entry_labels_);
+  write_array(out, ids);
+  write_array(out, row_begin);
+  write_array(out, weights);
+  write_array(out, labels);
   if (!out.flush()) throw Error("write error on " + file.string());
 }
 
@@ -161,27 +185,30 @@ SequenceTagger SequenceTagger::load(const std::filesystem::path& file) {
     in.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(count * sizeof(v[0])));
     if (!in) throw Error(name + ": read error");
   };
+  std::vector<std::uint64_t> ids;
+  std::vector<std::uint32_t> row_begin;
+  std::vector<float> weights;
+  std::vector<Label> labels;
   read_array(t.transitions_, kTransitionCount);
-  read_array(t.ids_, h.num_features);
-  read_array(t.row_begin_, std::size_t{h.num_features} + 1);
-  read_array(t.entry_weights_, h.num_weights);
-  read_array(t.entry_labels_, h.num_weights);
-  if (t.row_begin_.front() != 0 || t.row_begin_.back() != h.num_weights ||
-      !std::is_sorted(t.row_begin_.begin(), t.row_begin_.end())) {
+  read_array(ids, h.num_features);
+  read_array(row_begin, std::size_t{h.num_features} + 1);
+  read_array(weights, h.num_weights);
+  read_array(labels, h.num_weights);
+  if (row_begin.front() != 0 || row_begin.back() != h.num_weights || !std::is_sorted(row_begin.begin(), row_begin.end())) {
     throw Error(name + ": corrupt feature rows");
   }
-  if (std::adjacent_find(t.ids_.begin(), t.ids_.end(), [](auto a, auto b) { return a >= b; }) != t.ids_.end()) {
+  if (std::adjacent_find(ids.begin(), ids.end(), [](auto a, auto b) { return a >= b; }) != ids.end()) {
     throw Error(name + ": feature ids are not sorted and unique");
   }
-  if (std::any_of(t.entry_labels_.begin(), t.entry_labels_.end(), [](Label l) { return l >= kNumLabels; })) {
+  if (std::any_of(labels.begin(), labels.end(), [](Label l) { return l >= kNumLabels; })) {
     throw Error(name + ": label out of range");
   }
   auto not_finite = [](float w) { return !(w == w) || w > 3e38f || w < -3e38f; };
-  if (std::any_of(t.entry_weights_.begin(), t.entry_weights_.end(), not_finite) ||
+  if (std::any_of(weights.begin(), weights.end(), not_finite) ||
       std::any_of(t.transitions_.begin(), t.transitions_.end(), not_finite)) {
     throw Error(name + ": weights are not finite");
   }
-  t.build_index();
+  t.build_index(ids, row_begin, labels, weights);
   return t;
 }
 

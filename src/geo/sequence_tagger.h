@@ -33,17 +33,19 @@ class SequenceTagger {
   // Per-token label scores, tokens x kNumLabels (what tag() decodes).
   std::vector<float> emissions(const TokenFeatures& features) const;
 
-  std::size_t num_features() const { return ids_.size(); }
-  std::size_t num_weights() const { return entry_labels_.size(); }
+  std::size_t num_features() const { return num_features_; }
+  std::size_t num_weights() const { return entries_.size(); }
 
  private:
   SequenceTagger() = default;
-  void build_index();
+  // ids: sorted and unique; feature i's weights are [row_begin[i], row_begin[i + 1]) of
+  // labels and weights. This is the file's layout.
+  void build_index(const std::vector<std::uint64_t>& ids, const std::vector<std::uint32_t>& row_begin,
+                   const std::vector<Label>& labels, const std::vector<float>& weights);
 
-  // The lookup structures, built at load from the arrays below (which are what the file
-  // holds): one open-addressing table whose slot carries the feature's id and weight
-  // range, and the weights with their labels side by side, so a feature costs about two
-  // cache misses instead of five. Parsing spends most of its time here.
+  // One open-addressing table whose slot carries the feature's id and weight range, and
+  // the weights with their labels side by side, so a feature costs about two cache
+  // misses instead of five. Parsing spends most of its time here.
   struct Slot {
     static constexpr std::uint32_t kEmpty = 0xFFFFFFFF;
     std::uint64_t id = 0;
@@ -57,10 +59,7 @@ class SequenceTagger {
   const Slot* find_from(std::uint64_t id, std::size_t home) const;
 
   std::vector<float> transitions_;
-  std::vector<std::uint64_t> ids_;  // sorted
-  std::vector<std::uint32_t> row_begin_;
-  std::vector<Label> entry_labels_;
-  std::vector<float> entry_weights_;
+  std::size_t num_features_ = 0;
   std::vector<Slot> slots_;
   std::vector<Entry> entries_;
 };
