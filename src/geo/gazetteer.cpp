@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <fstream>
-#include <sstream>
+#include <optional>
+#include <unordered_map>
 
 #include "geoalign/error.h"
 #include "text/utf8.h"
@@ -53,12 +54,12 @@ bool is_placeholder_name(std::u32string_view name) {
   return name == U"市辖区" || name == U"县" || ends_with(name, U"直辖县级行政区划");
 }
 
-AdminLevel parse_level(std::string_view text, const std::string& where) {
+std::optional<AdminLevel> parse_level(std::string_view text) {
   if (text == "prov") return AdminLevel::Prov;
   if (text == "city") return AdminLevel::City;
   if (text == "district") return AdminLevel::District;
   if (text == "town") return AdminLevel::Town;
-  throw Error(where + ": unknown level \"" + std::string(text) + "\" (prov, city, district or town)");
+  return std::nullopt;
 }
 
 }  // namespace
@@ -96,52 +97,66 @@ Gazetteer Gazetteer::load(const std::filesystem::path& tsv) {
 Gazetteer Gazetteer::parse(std::istream& in, const std::string& source_name) {
   Gazetteer g;
   std::unordered_map<std::string, std::int32_t> index_of_code;
-  std::vector<std::pair<std::string, std::string>> parent_codes;  // (where, code) per division
+  std::vector<std::pair<std::size_t, std::string>> parent_codes;  // (line, code) per division
   std::string line;
   std::size_t line_number = 0;
+  // Built only for an error message: a load reads some 45,000 lines.
+  auto where = [&] { return source_name + ":" + std::to_string(line_number); };
   while (std::getline(in, line)) {
     ++line_number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty() || line[0] == '#') continue;
-    const std::string where = source_name + ":" + std::to_string(line_number);
     if (const auto bad = text::find_invalid_utf8(line)) {
-      throw Error(where + ": invalid UTF-8 at byte " + std::to_string(*bad + 1));
+      throw Error(where() + ": invalid UTF-8 at byte " + std::to_string(*bad + 1));
     }
-    std::array<std::string, 4> fields;
-    std::istringstream row(line);
+    std::array<std::string_view, 4> fields;
     std::size_t n = 0;
-    while (n < fields.size() && std::getline(row, fields[n], '\t')) ++n;
-    if (n < 3 || (n == 4 && row.peek() != EOF)) {
-      throw Error(where + ": expected code<TAB>level<TAB>name<TAB>parent_code");
+    bool extra = false;
+    for (std::string_view rest = line;; ++n) {
+      if (n == fields.size()) {
+        extra = true;
+        break;
+      }
+      const std::size_t tab = rest.find('\t');
+      fields[n] = rest.substr(0, tab);
+      if (tab == std::string_view::npos) {
+        ++n;
+        break;
+      }
+      rest.remove_prefix(tab + 1);
     }
+    if (n < 3 || extra) throw Error(where() + ": expected code<TAB>level<TAB>name<TAB>parent_code");
     Division d;
     d.code = fields[0];
-    d.level = parse_level(fields[1], where);
+    const auto level = parse_level(fields[1]);
+    if (!level) throw Error(where() + ": unknown level \"" + std::string(fields[1]) + "\" (prov, city, district or town)");
+    d.level = *level;
     d.name = fields[2];
-    if (d.code.empty() || d.name.empty()) throw Error(where + ": empty code or name");
+    if (d.code.empty() || d.name.empty()) throw Error(where() + ": empty code or name");
     if (!index_of_code.emplace(d.code, static_cast<std::int32_t>(g.divisions_.size())).second) {
-      throw Error(where + ": duplicate code " + d.code);
+      throw Error(where() + ": duplicate code " + d.code);
     }
     if ((d.level == AdminLevel::Prov) != fields[3].empty()) {
-      throw Error(where + ": provinces, and only provinces, have no parent_code");
+      throw Error(where() + ": provinces, and only provinces, have no parent_code");
     }
     const std::u32string name = text::decode_utf8(d.name);
     d.name_length = name.size();
     d.placeholder = is_placeholder_name(name);
-    parent_codes.emplace_back(where, fields[3]);
+    parent_codes.emplace_back(line_number, fields[3]);
     g.divisions_.push_back(std::move(d));
   }
   if (in.bad()) throw Error(source_name + ": read error after line " + std::to_string(line_number));
   if (g.divisions_.empty()) throw Error(source_name + ": no divisions");
 
   for (std::size_t i = 0; i < g.divisions_.size(); ++i) {
-    const auto& [where, parent_code] = parent_codes[i];
+    const auto& [line_of_division, parent_code] = parent_codes[i];
     if (parent_code.empty()) continue;
+    auto division_at = [&, line = line_of_division] { return source_name + ":" + std::to_string(line); };
     const auto it = index_of_code.find(parent_code);
-    if (it == index_of_code.end()) throw Error(where + ": parent_code " + parent_code + " is not in the file");
+    if (it == index_of_code.end()) throw Error(division_at() + ": parent_code " + parent_code + " is not in the file");
     const Division& parent = g.divisions_[static_cast<std::size_t>(it->second)];
     if (static_cast<int>(parent.level) + 1 != static_cast<int>(g.divisions_[i].level)) {
-      throw Error(where + ": parent " + parent_code + " is not one level up");
+      throw Error(division_at() + ": parent " + parent_code + " is not one level up");
     }
     g.divisions_[i].parent = it->second;
   }
@@ -154,9 +169,9 @@ void Gazetteer::build_trie() {
   auto insert = [&](std::u32string_view name, std::int32_t division) {
     std::uint32_t node = 0;
     for (const char32_t c : name) {
-      const auto [it, added] = edges_.emplace(edge_key(node, c), static_cast<std::uint32_t>(node_divisions.size()));
+      const auto [child, added] = edges_.emplace(edge_key(node, c), static_cast<std::uint32_t>(node_divisions.size()));
       if (added) node_divisions.emplace_back();
-      node = it->second;
+      node = *child;
     }
     auto& list = node_divisions[node];
     if (std::find(list.begin(), list.end(), division) == list.end()) list.push_back(division);
@@ -183,9 +198,9 @@ std::span<const std::int32_t> Gazetteer::node_values(std::uint32_t node) const {
 std::span<const std::int32_t> Gazetteer::lookup(std::u32string_view name) const {
   std::uint32_t node = 0;
   for (const char32_t c : name) {
-    const auto it = edges_.find(edge_key(node, c));
-    if (it == edges_.end()) return {};
-    node = it->second;
+    const std::uint32_t* child = edges_.find(edge_key(node, c));
+    if (!child) return {};
+    node = *child;
   }
   return name.empty() ? std::span<const std::int32_t>() : node_values(node);
 }

@@ -7,8 +7,9 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
+
+#include "geo/flat_u64_map.h"
 
 namespace geoalign::geo {
 
@@ -48,9 +49,9 @@ class Gazetteer {
   void prefixes(std::u32string_view name, Found&& found) const {
     std::uint32_t node = 0;
     for (std::size_t i = 0; i < name.size(); ++i) {
-      const auto it = edges_.find(edge_key(node, name[i]));
-      if (it == edges_.end()) return;
-      node = it->second;
+      const std::uint32_t* child = edges_.find(edge_key(node, name[i]));
+      if (!child) return;
+      node = *child;
       const auto values = node_values(node);
       if (!values.empty()) found(i + 1, values);
     }
@@ -66,7 +67,7 @@ class Gazetteer {
   void build_trie();
 
   std::vector<Division> divisions_;
-  std::unordered_map<std::uint64_t, std::uint32_t> edges_;
+  FlatU64Map<std::uint32_t> edges_;
   // Divisions named at each trie node, flattened: values_[value_begin_[n] .. value_begin_[n+1]).
   std::vector<std::uint32_t> value_begin_;
   std::vector<std::int32_t> values_;

@@ -30,13 +30,6 @@ void write_array(std::ofstream& out, const std::vector<T>& v) {
   out.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(T)));
 }
 
-std::uint64_t mix(std::uint64_t h) {
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdULL;
-  h ^= h >> 33;
-  return h;
-}
-
 }  // namespace
 
 SequenceTagger::SequenceTagger(std::vector<float> transitions, std::vector<FeatureWeights> features)
@@ -62,25 +55,10 @@ SequenceTagger::SequenceTagger(std::vector<float> transitions, std::vector<Featu
 
 void SequenceTagger::build_index(const std::vector<std::uint64_t>& ids, const std::vector<std::uint32_t>& row_begin,
                                  const std::vector<Label>& labels, const std::vector<float>& weights) {
-  num_features_ = ids.size();
-  const std::size_t capacity = std::bit_ceil(std::max<std::size_t>(16, 2 * ids.size()));
-  slots_.assign(capacity, Slot{});
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    std::size_t slot = mix(ids[i]) & (capacity - 1);
-    while (slots_[slot].begin != Slot::kEmpty) slot = (slot + 1) & (capacity - 1);
-    slots_[slot] = Slot{ids[i], row_begin[i], row_begin[i + 1]};
-  }
+  features_ = FlatU64Map<Range>(ids.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) features_.emplace(ids[i], Range{row_begin[i], row_begin[i + 1]});
   entries_.resize(labels.size());
   for (std::size_t e = 0; e < entries_.size(); ++e) entries_[e] = Entry{weights[e], labels[e]};
-}
-
-const SequenceTagger::Slot* SequenceTagger::find_from(std::uint64_t id, std::size_t home) const {
-  const std::size_t mask = slots_.size() - 1;
-  for (std::size_t slot = home;; slot = (slot + 1) & mask) {
-    const Slot& s = slots_[slot];
-    if (s.begin == Slot::kEmpty) return nullptr;
-    if (s.id == id) return &s;
-  }
 }
 
 std::vector<float> SequenceTagger::emissions(const TokenFeatures& features) const {
@@ -89,15 +67,14 @@ std::vector<float> SequenceTagger::emissions(const TokenFeatures& features) cons
   // overlap instead of queuing behind one another: a probe's loop branch depends on the
   // loaded slot, and each mispredicted exit used to hold back the next lookup.
   const std::size_t count = features.ids.size();
-  const std::size_t mask = slots_.size() - 1;
-  std::vector<std::uint32_t> home(count);
+  std::vector<std::size_t> home(count);
   for (std::size_t f = 0; f < count; ++f) {
-    home[f] = static_cast<std::uint32_t>(mix(features.ids[f]) & mask);
-    __builtin_prefetch(&slots_[home[f]]);
+    home[f] = features_.home(features.ids[f]);
+    features_.prefetch(home[f]);
   }
-  std::vector<const Slot*> found(count);
+  std::vector<const Range*> found(count);
   for (std::size_t f = 0; f < count; ++f) {
-    found[f] = find_from(features.ids[f], home[f]);
+    found[f] = features_.find_from(features.ids[f], home[f]);
     if (found[f]) __builtin_prefetch(&entries_[found[f]->begin]);
   }
   for (std::size_t t = 0; t < features.tokens(); ++t) {
@@ -116,19 +93,17 @@ std::vector<Label> SequenceTagger::tag(const TokenFeatures& features) const {
 
 void SequenceTagger::save(const std::filesystem::path& file) const {
   // Back to the file's layout: features by id, each one's weights in table order.
-  std::vector<const Slot*> used;
-  used.reserve(num_features_);
-  for (const Slot& s : slots_) {
-    if (s.begin != Slot::kEmpty) used.push_back(&s);
-  }
-  std::sort(used.begin(), used.end(), [](const Slot* a, const Slot* b) { return a->id < b->id; });
+  std::vector<std::pair<std::uint64_t, Range>> used;
+  used.reserve(features_.size());
+  features_.for_each([&](std::uint64_t id, const Range& range) { used.emplace_back(id, range); });
+  std::sort(used.begin(), used.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::uint64_t> ids;
   std::vector<std::uint32_t> row_begin{0};
   std::vector<float> weights;
   std::vector<Label> labels;
-  for (const Slot* s : used) {
-    ids.push_back(s->id);
-    for (std::uint32_t e = s->begin; e < s->end; ++e) {
+  for (const auto& [id, range] : used) {
+    ids.push_back(id);
+    for (std::uint32_t e = range.begin; e < range.end; ++e) {
       weights.push_back(entries_[e].weight);
       labels.push_back(entries_[e].label);
     }

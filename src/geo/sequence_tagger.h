@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "geo/flat_u64_map.h"
 #include "geo/tag_set.h"
 #include "geo/tagger_features.h"
 
@@ -33,7 +34,7 @@ class SequenceTagger {
   // Per-token label scores, tokens x kNumLabels (what tag() decodes).
   std::vector<float> emissions(const TokenFeatures& features) const;
 
-  std::size_t num_features() const { return num_features_; }
+  std::size_t num_features() const { return features_.size(); }
   std::size_t num_weights() const { return entries_.size(); }
 
  private:
@@ -43,24 +44,18 @@ class SequenceTagger {
   void build_index(const std::vector<std::uint64_t>& ids, const std::vector<std::uint32_t>& row_begin,
                    const std::vector<Label>& labels, const std::vector<float>& weights);
 
-  // One open-addressing table whose slot carries the feature's id and weight range, and
-  // the weights with their labels side by side, so a feature costs about two cache
-  // misses instead of five. Parsing spends most of its time here.
-  struct Slot {
-    static constexpr std::uint32_t kEmpty = 0xFFFFFFFF;
-    std::uint64_t id = 0;
-    std::uint32_t begin = kEmpty, end = kEmpty;
+  // Each feature's weight range in entries_, whose weights sit beside their labels: a
+  // feature costs about two cache misses. Parsing spends most of its time here.
+  struct Range {
+    std::uint32_t begin = 0, end = 0;
   };
   struct Entry {
     float weight;
     Label label;
   };
-  // The feature's slot, probing from its home slot, or nullptr if the tagger never saw it.
-  const Slot* find_from(std::uint64_t id, std::size_t home) const;
 
   std::vector<float> transitions_;
-  std::size_t num_features_ = 0;
-  std::vector<Slot> slots_;
+  FlatU64Map<Range> features_;
   std::vector<Entry> entries_;
 };
 

@@ -79,27 +79,30 @@ void RowChunkedMatmul::run(const Bucket& bucket, const void* src, float* dst,
   stream.wait();
 }
 
-void RowChunkedMatmul::run_chunk(const void* src, std::int64_t rows, std::int64_t chunk, float* dst,
-                                 std::unordered_map<int, memory>& args) const {
+void RowChunkedMatmul::run_rows(const void* src, std::int64_t first, std::int64_t count, float* dst,
+                                std::unordered_map<int, memory>& args) const {
   const auto* x = static_cast<const std::byte*>(src);
   const std::size_t src_row_bytes = static_cast<std::size_t>(in_) * src_element_size_;
   const std::size_t dst_row_bytes = static_cast<std::size_t>(out_) * sizeof(float);
-  const std::int64_t done = chunk * kMaxRows;
-  const std::int64_t left = std::min(kMaxRows, rows - done);
-  const Bucket& bucket = *std::find_if(buckets_.begin(), buckets_.end(), [&](const Bucket& b) { return b.rows >= left; });
-  if (bucket.rows == left) {
-    run(bucket, x + static_cast<std::size_t>(done) * src_row_bytes, dst + done * out_, args);
+  const Bucket& bucket = *std::find_if(buckets_.begin(), buckets_.end(), [&](const Bucket& b) { return b.rows >= count; });
+  if (bucket.rows == count) {
+    run(bucket, x + static_cast<std::size_t>(first) * src_row_bytes, dst + first * out_, args);
     return;
   }
   // The bucket reads and writes whole `bucket.rows` rows, so the remainder is staged;
   // the padding rows are zeros and their results are dropped.
-  const auto used = static_cast<std::size_t>(left);
+  const auto used = static_cast<std::size_t>(count);
   std::byte* padded_src = scratch(kSrcSlot, static_cast<std::size_t>(bucket.rows) * src_row_bytes);
-  std::memcpy(padded_src, x + static_cast<std::size_t>(done) * src_row_bytes, used * src_row_bytes);
-  std::memset(padded_src + used * src_row_bytes, 0, static_cast<std::size_t>(bucket.rows - left) * src_row_bytes);
+  std::memcpy(padded_src, x + static_cast<std::size_t>(first) * src_row_bytes, used * src_row_bytes);
+  std::memset(padded_src + used * src_row_bytes, 0, static_cast<std::size_t>(bucket.rows - count) * src_row_bytes);
   auto* padded_dst = reinterpret_cast<float*>(scratch(kDstSlot, static_cast<std::size_t>(bucket.rows) * dst_row_bytes));
   run(bucket, padded_src, padded_dst, args);
-  std::memcpy(dst + done * out_, padded_dst, used * dst_row_bytes);
+  std::memcpy(dst + first * out_, padded_dst, used * dst_row_bytes);
+}
+
+void RowChunkedMatmul::run_range(const void* src, std::int64_t first, std::int64_t end, float* dst,
+                                 std::unordered_map<int, memory>& args) const {
+  for (std::int64_t r = first; r < end; r += kMaxRows) run_rows(src, r, std::min(kMaxRows, end - r), dst, args);
 }
 
 void RowChunkedMatmul::use_thread_scratchpad(std::unordered_map<int, memory>& args) const {
@@ -111,22 +114,23 @@ void RowChunkedMatmul::use_thread_scratchpad(std::unordered_map<int, memory>& ar
 void RowChunkedMatmul::execute(const void* src, std::int64_t rows, float* dst,
                                std::unordered_map<int, memory> args) const {
   args[DNNL_ARG_WEIGHTS] = weights_;
-  const std::int64_t chunks = (rows + kMaxRows - 1) / kMaxRows;
   const int threads = omp_get_max_threads();
-  if (threads > 1 && chunks >= 2 * threads && !omp_in_parallel()) {
-    // Enough chunks to share: each thread runs whole chunks, and oneDNN, called inside
-    // a parallel region, runs each on its caller's thread alone. One fork and join per
-    // layer instead of one per chunk.
+  if (threads > 1 && rows > (2 * threads - 1) * kMaxRows && !omp_in_parallel()) {
+    // Enough rows to share: each thread takes an equal run of rows in chunks, and
+    // oneDNN, called inside a parallel region, runs each chunk on its caller's thread
+    // alone. One fork and join per layer instead of one per chunk, and no thread waits
+    // on another's extra chunk (whole chunks dealt out left one thread up to a chunk
+    // behind: 1,792 rows against 1,408 at batch 64).
 #pragma omp parallel firstprivate(args)
     {
       use_thread_scratchpad(args);
-#pragma omp for schedule(static)
-      for (std::int64_t chunk = 0; chunk < chunks; ++chunk) run_chunk(src, rows, chunk, dst, args);
+      const std::int64_t t = omp_get_thread_num(), n = omp_get_num_threads();
+      run_range(src, rows * t / n, rows * (t + 1) / n, dst, args);
     }
     return;
   }
   use_thread_scratchpad(args);
-  for (std::int64_t chunk = 0; chunk < chunks; ++chunk) run_chunk(src, rows, chunk, dst, args);
+  run_range(src, 0, rows, dst, args);
 }
 
 }  // namespace geoalign::cpu

@@ -12,7 +12,7 @@ namespace geoalign::cpu {
 // y[rows, out] = x[rows, in] W for a row count that changes every call, through
 // primitives made once for fixed row counts: oneDNN's fastest kernels (brgemm) need the
 // row count at creation, and beat its run-time-dimension GEMM by 1.2-1.8x here
-// (tools/bench: M=45..2900 rows). Rows run in chunks of kMaxRows; the remainder goes
+// (tools/bench: M=45..2900 rows). Rows run in chunks of kMaxRows; a remainder goes
 // through the smallest bucket (16, 32, 48, 64, 96, 128, 192 or kMaxRows rows) that holds
 // it, padded in a per-thread buffer. The weights are packed once, in the layout the kernels want.
 // Scratch memory is per thread too, so a call allocates nothing once warm.
@@ -40,8 +40,11 @@ class RowChunkedMatmul {
   void run(const Bucket& bucket, const void* src, float* dst, std::unordered_map<int, dnnl::memory>& args) const;
   // Points args at the calling thread's oneDNN scratchpad.
   void use_thread_scratchpad(std::unordered_map<int, dnnl::memory>& args) const;
-  // Rows [chunk * kMaxRows, +kMaxRows) of the call, a remainder through its bucket.
-  void run_chunk(const void* src, std::int64_t rows, std::int64_t chunk, float* dst,
+  // Rows [first, first + count), count <= kMaxRows, through the smallest bucket that holds them.
+  void run_rows(const void* src, std::int64_t first, std::int64_t count, float* dst,
+                std::unordered_map<int, dnnl::memory>& args) const;
+  // Rows [first, end) in chunks of kMaxRows, the last through its bucket.
+  void run_range(const void* src, std::int64_t first, std::int64_t end, float* dst,
                  std::unordered_map<int, dnnl::memory>& args) const;
 
   std::int64_t in_, out_;
