@@ -16,7 +16,8 @@ template <typename Encode>
 std::vector<text::EncodedInput> encode_in_parallel(std::size_t n, const char* what, Encode&& encode) {
   std::vector<text::EncodedInput> out(n);
   std::vector<std::optional<std::string>> errors(n);
-  cpu::parallel_for(static_cast<std::int64_t>(n), [&](std::int64_t i) {
+  // Addresses differ in length and parsing cost: hand them out a few at a time.
+  cpu::parallel_for_dynamic(static_cast<std::int64_t>(n), 8, [&](std::int64_t i) {
     const auto k = static_cast<std::size_t>(i);
     try {
       out[k] = encode(k);

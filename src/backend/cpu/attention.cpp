@@ -155,7 +155,9 @@ void attention<Device::CPU>(const Tensor& qkv, std::span<const std::int32_t> cu_
   float* y = out.data<float>();
   const HeadKernel kernel = cpu::pick_kernel<HeadKernel>(attend_baseline, attend_avx2, attend_avx512);
 
-  cpu::parallel_for(sequences * num_heads, [&](std::int64_t task) {
+  // Whole sequences at a time: a batch comes sorted by length, so equal shares would
+  // leave one thread all the long sequences.
+  cpu::parallel_for_dynamic(sequences * num_heads, num_heads, [&](std::int64_t task) {
     const std::int64_t s = task / num_heads;
     const std::int64_t head = task % num_heads;
     const std::int64_t first = cu_seqlens[s];

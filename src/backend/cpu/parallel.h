@@ -5,10 +5,20 @@
 namespace geoalign::cpu {
 
 // Splits [0, n) over the persistent OpenMP pool that oneDNN also runs on, so our
-// kernels and GEMMs never oversubscribe the cores.
+// kernels and GEMMs never oversubscribe the cores. Each thread takes one contiguous
+// share: for items that cost the same (rows of a matrix).
 template <typename Fn>
 void parallel_for(std::int64_t n, Fn&& fn) {
 #pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) fn(i);
+}
+
+// For items whose costs differ (addresses to parse, sequences of a batch sorted by
+// length, where equal shares left one thread all the long ones): threads take `grain`
+// items at a time as they finish.
+template <typename Fn>
+void parallel_for_dynamic(std::int64_t n, std::int64_t grain, Fn&& fn) {
+#pragma omp parallel for schedule(dynamic, grain)
   for (std::int64_t i = 0; i < n; ++i) fn(i);
 }
 
