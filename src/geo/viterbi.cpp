@@ -1,5 +1,6 @@
 #include "geo/viterbi.h"
 
+#include <algorithm>
 #include <array>
 #include <limits>
 
@@ -17,30 +18,41 @@ std::vector<Label> viterbi(std::span<const float> emissions, std::span<const flo
     if (transition_allowed(std::nullopt, static_cast<Label>(y))) score[y] = transitions[L * L + y] + emissions[y];
   }
   // A B- label may follow any label; an I- label only the B- or I- label of its own tag
-  // (transition_allowed). So B- labels scan every predecessor, branch-free over a
+  // (transition_allowed). So B- labels scan every predecessor, vectorized over a
   // transposed copy of the transitions, and I- labels look at their two.
   std::array<float, L * L> into;
   for (std::size_t x = 0; x < L; ++x) {
     for (std::size_t y = 0; y < L; ++y) into[y * L + x] = transitions[x * L + y];
   }
+  std::array<float, L> candidates;
   for (std::size_t i = 1; i < n; ++i) {
     const float* previous = &score[(i - 1) * L];
     for (std::size_t y = 0; y < L; ++y) {
-      const std::size_t first = label_is_begin(static_cast<Label>(y)) ? 0 : y - 1;
-      const std::size_t last = label_is_begin(static_cast<Label>(y)) ? L : y + 1;
-      // An impossible predecessor scores -inf and never wins the strict comparison.
+      // An impossible predecessor scores -inf and never wins; a label with no possible
+      // predecessor stays impossible.
       float best = kImpossible;
-      Label best_from = 0;
-      for (std::size_t x = first; x < last; ++x) {
-        const float s = previous[x] + into[y * L + x];
-        if (s > best) {
-          best = s;
-          best_from = static_cast<Label>(x);
+      std::size_t best_from = 0;
+      if (label_is_begin(static_cast<Label>(y))) {
+        // The maximum first, so that it vectorizes over all L, then the first
+        // predecessor that reaches it, as a scan with a strict comparison would pick.
+#pragma omp simd reduction(max : best)
+        for (std::size_t x = 0; x < L; ++x) {
+          candidates[x] = previous[x] + into[y * L + x];
+          best = std::max(best, candidates[x]);
+        }
+        while (best != kImpossible && candidates[best_from] != best) ++best_from;
+      } else {
+        for (std::size_t x = y - 1; x <= y; ++x) {
+          const float s = previous[x] + into[y * L + x];
+          if (s > best) {
+            best = s;
+            best_from = x;
+          }
         }
       }
       if (best == kImpossible) continue;
       score[i * L + y] = best + emissions[i * L + y];
-      back[i * L + y] = best_from;
+      back[i * L + y] = static_cast<Label>(best_from);
     }
   }
   std::vector<Label> labels(n);
