@@ -126,6 +126,40 @@ std::vector<bool> find_repeats(const std::vector<GazetteerMatch>& matches, const
 }
 
 char position_in(const GazetteerMatch& m, std::size_t i) { return i == m.begin ? 'B' : i + 1 == m.end ? 'E' : 'I'; }
+int position_index(char position) { return position == 'B' ? 0 : position == 'I' ? 1 : 2; }
+
+// The hash states every address reaches the same way: a template with its window offset
+// (the offset's eight bytes cost more than the key after them), and the gazetteer
+// features, which have no text of their own. Hashing resumes from these, so the ids are
+// exactly those of hashing the whole feature.
+struct HashPrefixes {
+  FeatureHash word[5], bigram[4], trigram[3];
+  std::uint64_t bias, edge[4];
+  std::uint64_t gazetteer[kNumAdminLevels][3][2], repeat[kNumAdminLevels][3], longest[kNumAdminLevels][3];
+
+  HashPrefixes()
+      : word{FeatureHash(kWord), FeatureHash(kWord), FeatureHash(kWord), FeatureHash(kWord), FeatureHash(kWord)},
+        bigram{FeatureHash(kBigram), FeatureHash(kBigram), FeatureHash(kBigram), FeatureHash(kBigram)},
+        trigram{FeatureHash(kTrigram), FeatureHash(kTrigram), FeatureHash(kTrigram)} {
+    for (std::uint64_t o = 0; o < 5; ++o) word[o].add(o);
+    for (std::uint64_t o = 0; o < 4; ++o) bigram[o].add(o);
+    for (std::uint64_t o = 0; o < 3; ++o) trigram[o].add(o);
+    bias = FeatureHash(kBias).value();
+    for (std::uint64_t e = 0; e < 4; ++e) edge[e] = FeatureHash(kEdge).add(e).value();
+    constexpr char kPositions[] = {'B', 'I', 'E'};
+    for (unsigned level = 0; level < kNumAdminLevels; ++level) {
+      const char* name = admin_level_name(static_cast<AdminLevel>(level));
+      for (int p = 0; p < 3; ++p) {
+        const std::string position(1, kPositions[p]);
+        for (std::uint64_t full = 0; full < 2; ++full) {
+          gazetteer[level][p][full] = FeatureHash(kGazetteer).add(name).add(position).add(full).value();
+        }
+        repeat[level][p] = FeatureHash(kGazetteerRepeat).add(name).add(position).value();
+        longest[level][p] = FeatureHash(kGazetteerLongest).add(name).add(position).value();
+      }
+    }
+  }
+};
 
 }  // namespace
 
@@ -153,6 +187,7 @@ TokenFeatures extract_features(const std::vector<AddressToken>& tokens, const Ga
   const auto matches = find_matches(chars, gazetteer);
   const auto repeats = find_repeats(matches, chars, gazetteer);
 
+  static const HashPrefixes prefixes;
   TokenFeatures out;
   out.ids.reserve(n * 24);
   out.begin.reserve(n + 1);
@@ -160,17 +195,16 @@ TokenFeatures extract_features(const std::vector<AddressToken>& tokens, const Ga
   for (std::size_t u = 0; u < n; ++u) {
     const auto i = static_cast<std::ptrdiff_t>(u);
     ids.clear();
-    ids.push_back(FeatureHash(kBias).value());
-    for (std::ptrdiff_t o = -2; o <= 2; ++o) ids.push_back(FeatureHash(kWord).add(std::uint64_t(o + 2)).add(key(i + o)).value());
+    ids.push_back(prefixes.bias);
+    for (std::ptrdiff_t o = -2; o <= 2; ++o) ids.push_back(FeatureHash(prefixes.word[o + 2]).add(key(i + o)).value());
     for (std::ptrdiff_t o = -2; o <= 1; ++o) {
-      ids.push_back(FeatureHash(kBigram).add(std::uint64_t(o + 2)).add(key(i + o)).add(key(i + o + 1)).value());
+      ids.push_back(FeatureHash(prefixes.bigram[o + 2]).add(key(i + o)).add(key(i + o + 1)).value());
     }
     for (std::ptrdiff_t o = -2; o <= 0; ++o) {
-      ids.push_back(
-          FeatureHash(kTrigram).add(std::uint64_t(o + 2)).add(key(i + o)).add(key(i + o + 1)).add(key(i + o + 2)).value());
+      ids.push_back(FeatureHash(prefixes.trigram[o + 2]).add(key(i + o)).add(key(i + o + 1)).add(key(i + o + 2)).value());
     }
     ids.push_back(FeatureHash(kClasses).add(cls(i - 1)).add(cls(i)).add(cls(i + 1)).value());
-    ids.push_back(FeatureHash(kEdge).add(std::uint64_t(u == 0) | (std::uint64_t(u + 1 == n) << 1)).value());
+    ids.push_back(prefixes.edge[std::uint64_t(u == 0) | (std::uint64_t(u + 1 == n) << 1)]);
 
     std::string_view next_keyword = "</s>", previous_keyword = "<s>";
     std::size_t next_distance = 0, previous_distance = 0;
@@ -197,23 +231,19 @@ TokenFeatures extract_features(const std::vector<AddressToken>& tokens, const Ga
       const GazetteerMatch& match = matches[m];
       if (match.begin > u || match.end <= u) continue;
       if (!longest || match.end - match.begin > longest->end - longest->begin) longest = &match;
-      const std::string position(1, position_in(match, u));
+      const int position = position_index(position_in(match, u));
       for (unsigned level = 0; level < kNumAdminLevels; ++level) {
         for (unsigned full = 0; full < 2; ++full) {
           if (!(match.kinds & (1u << (2 * level + full)))) continue;
-          const char* level_name = admin_level_name(static_cast<AdminLevel>(level));
-          ids.push_back(FeatureHash(kGazetteer).add(level_name).add(position).add(std::uint64_t(full)).value());
-          if (repeats[m]) ids.push_back(FeatureHash(kGazetteerRepeat).add(level_name).add(position).value());
+          ids.push_back(prefixes.gazetteer[level][position][full]);
+          if (repeats[m]) ids.push_back(prefixes.repeat[level][position]);
         }
       }
     }
     if (longest) {
       for (unsigned level = 0; level < kNumAdminLevels; ++level) {
         if (!(longest->kinds & (3u << (2 * level)))) continue;
-        ids.push_back(FeatureHash(kGazetteerLongest)
-                          .add(admin_level_name(static_cast<AdminLevel>(level)))
-                          .add(std::string(1, position_in(*longest, u)))
-                          .value());
+        ids.push_back(prefixes.longest[level][position_index(position_in(*longest, u))]);
       }
     }
     std::sort(ids.begin(), ids.end());
