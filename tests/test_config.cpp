@@ -74,6 +74,17 @@ TEST(ModelConfig, InvalidJsonNamesTheFile) {
   }
 }
 
+TEST(ModelConfig, AFolderInPlaceOfTheFileIsAClearError) {
+  TempDir dir;
+  std::filesystem::create_directory(dir / "config.json");
+  try {
+    load_model_config(dir.path());
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("config.json is not a regular file"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ModelConfig, ReadsGeoalignSettingsAndTokenizerConfig) {
   TempDir dir;
   auto c = base_config();

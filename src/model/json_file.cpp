@@ -1,19 +1,26 @@
 #include "model/json_file.h"
 
 #include <fstream>
-#include <sstream>
+#include <string>
 
 #include "geoalign/error.h"
 
 namespace geoalign::model {
 
 nlohmann::json read_json_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::error_code error;
+  if (std::filesystem::exists(path, error) && !std::filesystem::is_regular_file(path, error)) {
+    throw Error(path.string() + " is not a regular file");
+  }
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw Error("cannot open " + path.string());
-  std::stringstream buffer;
-  buffer << in.rdbuf();
+  const std::streamoff size = in.tellg();
+  if (size < 0) throw Error("cannot read " + path.string());
+  std::string text(static_cast<std::size_t>(size), '\0');
+  in.seekg(0);
+  if (!in.read(text.data(), static_cast<std::streamsize>(text.size()))) throw Error("cannot read " + path.string());
   try {
-    return nlohmann::json::parse(buffer.str());
+    return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(path.string() + ": invalid JSON at byte " + std::to_string(e.byte));
   } catch (const nlohmann::json::exception&) {  // e.g. a number too large for any type
