@@ -1,9 +1,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <vector>
 
-#include "backend/cpu/fast_exp.h"
 #include "backend/cpu/kernel_targets.h"
 #include "backend/cpu/parallel.h"
 #include "backend/ops/attention.h"
@@ -36,6 +36,78 @@ __attribute__((always_inline)) inline Floats16 load16(const float* p) {
 }
 __attribute__((always_inline)) inline void store16(float* p, const Floats16& v) { std::memcpy(p, &v, sizeof v); }
 
+typedef std::int32_t Ints16 __attribute__((vector_size(64)));
+__attribute__((always_inline)) inline Floats16 splat(float v) { return Floats16{} + v; }
+
+// cpu::fast_exp on sixteen lanes at once (the scalar one, vectorized by GCC, left every
+// row's last len % 16 lanes to scalar code). n is rounded by the 1.5 * 2^23 trick, which
+// equals nearbyint for the |n| <= 126 that softmax arguments reach.
+__attribute__((always_inline)) inline Floats16 fast_exp16(Floats16 x) {
+  x = x < splat(-87.0f) ? splat(-87.0f) : x;
+  const Floats16 shift = splat(12582912.0f);
+  const Floats16 n = (x * 1.44269504088896341f + shift) - shift;
+  const Floats16 r = x - n * 0.693145751953125f - n * 1.428606765330187e-06f;
+  Floats16 p = splat(1.0f / 720.0f);
+  p = p * r + 1.0f / 120.0f;
+  p = p * r + 1.0f / 24.0f;
+  p = p * r + 1.0f / 6.0f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  const Ints16 bits = (__builtin_convertvector(n, Ints16) + 127) << 23;
+  Floats16 scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return p * scale;
+}
+
+__attribute__((always_inline)) inline Floats16 max16(Floats16 a, Floats16 b) { return a > b ? a : b; }
+
+// The maximum (in every lane) and the sum of a vector's lanes, in four halving steps.
+__attribute__((always_inline)) inline Floats16 lane_max(Floats16 v) {
+  v = max16(v, __builtin_shuffle(v, Ints16{8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7}));
+  v = max16(v, __builtin_shuffle(v, Ints16{4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11}));
+  v = max16(v, __builtin_shuffle(v, Ints16{2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13}));
+  return max16(v, __builtin_shuffle(v, Ints16{1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14}));
+}
+__attribute__((always_inline)) inline float lane_sum(Floats16 v) {
+  v += __builtin_shuffle(v, Ints16{8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7});
+  v += __builtin_shuffle(v, Ints16{4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11});
+  v += __builtin_shuffle(v, Ints16{2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13});
+  v += __builtin_shuffle(v, Ints16{1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14});
+  return v[0];
+}
+
+// Lanes of a row's last block past its length: `exclude` adds -inf there, `keep`
+// multiplies by zero there, so whole vectors serve throughout.
+struct TailMask {
+  Floats16 exclude = {}, keep = {};
+  TailMask(std::int64_t len, std::int64_t padded) {
+    for (int l = 0; l < kLanes; ++l) {
+      const bool inside = padded - kLanes + l < len;
+      exclude[l] = inside ? 0.0f : -std::numeric_limits<float>::infinity();
+      keep[l] = inside ? 1.0f : 0.0f;
+    }
+  }
+};
+
+// The unnormalized softmax of a row's first len scores, in place, of `padded` (a
+// multiple of 16); the lanes past len come out zero. Returns 1 / the row's sum, which
+// the context applies.
+__attribute__((always_inline)) inline float exp_row(float* row, std::int64_t padded, const TailMask& tail) {
+  const std::int64_t last = padded - kLanes;
+  Floats16 row_max = load16(row + last) + tail.exclude;
+  for (std::int64_t j = 0; j < last; j += kLanes) row_max = max16(row_max, load16(row + j));
+  const Floats16 max_score = lane_max(row_max);
+  Floats16 total = {};
+  for (std::int64_t j = 0; j < padded; j += kLanes) {
+    Floats16 e = fast_exp16(load16(row + j) - max_score);
+    if (j == last) e *= tail.keep;
+    store16(row + j, e);
+    total += e;
+  }
+  return 1.0f / lane_sum(total);
+}
+
 // Scores of `rows` queries (rows <= R) against sixteen keys per block, for blocks
 // [block, block + B * 16): a sum over head_dim of a broadcast query value times a row
 // of kt. Each kt row loaded serves R queries and each broadcast B blocks, so the loop
@@ -61,8 +133,8 @@ __attribute__((always_inline)) inline void score_tile(const HeadView& h, const f
 // The context of `rows` queries (rows <= R) for head dimensions [d0, d0 + B * 16):
 // a sum over keys of a broadcast probability times a row of V, tiled as score_tile.
 template <int R, int B>
-__attribute__((always_inline)) inline void context_tile(const HeadView& h, const float* probs, std::int64_t padded,
-                                                        std::int64_t i0, int rows, std::int64_t d0) {
+__attribute__((always_inline)) inline void context_tile(const HeadView& h, const float* probs, const float* inverse,
+                                                        std::int64_t padded, std::int64_t i0, int rows, std::int64_t d0) {
   Floats16 acc[R][B] = {};
   const float* p[R];
   for (int r = 0; r < R; ++r) p[r] = probs + std::min(r, rows - 1) * padded;
@@ -74,14 +146,14 @@ __attribute__((always_inline)) inline void context_tile(const HeadView& h, const
     }
   }
   for (int r = 0; r < rows; ++r) {
-    for (int b = 0; b < B; ++b) store16(h.out + (i0 + r) * h.out_stride + d0 + b * kLanes, acc[r][b]);
+    for (int b = 0; b < B; ++b) store16(h.out + (i0 + r) * h.out_stride + d0 + b * kLanes, acc[r][b] * inverse[r]);
   }
 }
 
 // softmax(Q K^T * scale) V for one head of one sequence, R queries at a time. K is first
 // copied transposed and scaled into `kt` (head_dim rows of `padded` keys), so scores
 // come sixteen keys at a time with no horizontal sums. `scores` holds R * padded floats;
-// each row is normalized before the context sum, so the context needs no final scaling.
+// the context sums unnormalized exponentials and scales each result by 1 / the row's sum.
 template <int R>
 __attribute__((always_inline)) inline void attend_one_head(const HeadView& h, float* kt, float* scores) {
   const std::int64_t len = h.len, dim = h.head_dim;
@@ -91,38 +163,27 @@ __attribute__((always_inline)) inline void attend_one_head(const HeadView& h, fl
     for (std::int64_t j = 0; j < len; ++j) row[j] = h.k[j * h.stride + d] * h.scale;
     std::fill(row + len, row + padded, 0.0f);
   }
+  const TailMask tail(len, padded);
   for (std::int64_t i0 = 0; i0 < len; i0 += R) {
     const int rows = static_cast<int>(std::min<std::int64_t>(R, len - i0));
     std::int64_t block = 0;
     for (; block + 2 * kLanes <= padded; block += 2 * kLanes) score_tile<R, 2>(h, kt, padded, i0, rows, block, scores);
     if (block < padded) score_tile<R, 1>(h, kt, padded, i0, rows, block, scores);
 
-    for (int r = 0; r < rows; ++r) {
-      float* row = scores + r * padded;
-      float max_score = row[0];
-      for (std::int64_t j = 1; j < len; ++j) max_score = std::max(max_score, row[j]);
-      float total = 0.0f;
-#pragma omp simd reduction(+ : total)
-      for (std::int64_t j = 0; j < len; ++j) {
-        row[j] = cpu::fast_exp(row[j] - max_score);
-        total += row[j];
-      }
-      const float inv_total = 1.0f / total;
-#pragma omp simd
-      for (std::int64_t j = 0; j < len; ++j) row[j] *= inv_total;
-    }
+    float inverse[R];
+    for (int r = 0; r < rows; ++r) inverse[r] = exp_row(scores + r * padded, padded, tail);
 
     std::int64_t d0 = 0;
-    for (; d0 + 2 * kLanes <= dim; d0 += 2 * kLanes) context_tile<R, 2>(h, scores, padded, i0, rows, d0);
+    for (; d0 + 2 * kLanes <= dim; d0 += 2 * kLanes) context_tile<R, 2>(h, scores, inverse, padded, i0, rows, d0);
     if (d0 + kLanes <= dim) {
-      context_tile<R, 1>(h, scores, padded, i0, rows, d0);
+      context_tile<R, 1>(h, scores, inverse, padded, i0, rows, d0);
       d0 += kLanes;
     }
     for (int r = 0; r < rows; ++r) {
       for (std::int64_t d = d0; d < dim; ++d) {
         float acc = 0.0f;
         for (std::int64_t j = 0; j < len; ++j) acc += scores[r * padded + j] * h.v[j * h.stride + d];
-        h.out[(i0 + r) * h.out_stride + d] = acc;
+        h.out[(i0 + r) * h.out_stride + d] = acc * inverse[r];
       }
     }
   }
@@ -164,8 +225,10 @@ void attention<Device::CPU>(const Tensor& qkv, std::span<const std::int32_t> cu_
     const std::int64_t len = cu_seqlens[s + 1] - first;
     if (len == 0) return;
     const std::int64_t padded = (len + 15) / 16 * 16;
+    // Grown, never shrunk: resizing up again would zero the new part for nothing.
     thread_local std::vector<float> scratch;
-    scratch.resize(static_cast<std::size_t>(padded * (head_dim + kQueriesAvx512)));
+    const auto needed = static_cast<std::size_t>(padded * (head_dim + kQueriesAvx512));
+    if (scratch.size() < needed) scratch.resize(needed);
     const float* q0 = base + first * stride + head * head_dim;
     const HeadView view{q0, q0 + hidden, q0 + 2 * hidden, stride, len, head_dim, scale,
                         y + first * hidden + head * head_dim, hidden};
