@@ -312,16 +312,19 @@ std::vector<float> padded_attention(const std::vector<float>& qkv, const std::ve
   return out;
 }
 
+// Head sizes that are and are not multiples of the kernels' 16-lane blocks (64, 32, 20),
+// and sequence lengths on both sides of them.
 TEST_P(OpsTest, RaggedAttentionEqualsPaddedMaskedAttentionOnEveryIsa) {
-  const int heads = 4, hidden = 128;
-  const std::vector<std::int32_t> cu = {0, 3, 4, 11, 18, 75};
-  const auto qkv = random_values(75 * 3 * hidden, 8);
-  const auto want = padded_attention(qkv, cu, heads, hidden);
-  for (cpu::Isa isa : {cpu::Isa::Avx512Bf16, cpu::Isa::Avx2, cpu::Isa::Baseline}) {
-    cpu::limit_isa(isa);
-    Tensor out;
-    attention(Tensor::from_vector({75, 3 * hidden}, qkv), cu, heads, out);
-    expect_close(out.to_vector(), want, 1e-5f);
+  const std::vector<std::int32_t> cu = {0, 3, 4, 11, 18, 75, 91, 124};
+  for (const auto& [heads, hidden] : {std::pair{4, 128}, std::pair{2, 128}, std::pair{3, 60}}) {
+    const auto qkv = random_values(124 * 3 * hidden, 8);
+    const auto want = padded_attention(qkv, cu, heads, hidden);
+    for (cpu::Isa isa : {cpu::Isa::Avx512Bf16, cpu::Isa::Avx2, cpu::Isa::Baseline}) {
+      cpu::limit_isa(isa);
+      Tensor out;
+      attention(Tensor::from_vector({124, 3 * hidden}, qkv), cu, heads, out);
+      expect_close(out.to_vector(), want, 1e-5f);
+    }
   }
   cpu::limit_isa(cpu::Isa::Avx512Bf16);
 }

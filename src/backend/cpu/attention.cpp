@@ -150,6 +150,52 @@ __attribute__((always_inline)) inline void context_tile(const HeadView& h, const
   }
 }
 
+// Rows i and i + s of the block swap their off-diagonal s x s blocks, for s = 8, 4, 2, 1:
+// a 16 x 16 transpose in 64 two-source shuffles.
+__attribute__((always_inline)) inline void transpose16x16(Floats16 (&m)[kLanes]) {
+  auto stage = [&](int s, const Ints16& low, const Ints16& high) {
+    for (int i = 0; i < kLanes; ++i) {
+      if (i & s) continue;
+      const Floats16 a = m[i], b = m[i + s];
+      m[i] = __builtin_shuffle(a, b, low);
+      m[i + s] = __builtin_shuffle(a, b, high);
+    }
+  };
+  // low[l] = l's own lane of a where bit s of l is clear, else b's lane l - s;
+  // high[l] = a's lane l + s where bit s is clear, else b's own lane l.
+  stage(8, Ints16{0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23},
+        Ints16{8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31});
+  stage(4, Ints16{0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27},
+        Ints16{4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31});
+  stage(2, Ints16{0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29},
+        Ints16{2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31});
+  stage(1, Ints16{0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30},
+        Ints16{1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31});
+}
+
+// kt[d][j] = K[j][d] * scale for j < len, zero up to `padded`: sixteen keys by sixteen
+// dimensions at a time through registers (a scalar copy reads K down its columns); the
+// dimensions past the last multiple of 16 one by one.
+__attribute__((always_inline)) inline void transpose_scaled_keys(const HeadView& h, std::int64_t padded, float* kt) {
+  const std::int64_t len = h.len, dim = h.head_dim;
+  const std::int64_t whole_dims = dim / kLanes * kLanes;
+  for (std::int64_t j0 = 0; j0 < padded; j0 += kLanes) {
+    for (std::int64_t d0 = 0; d0 < whole_dims; d0 += kLanes) {
+      Floats16 block[kLanes];
+      for (int l = 0; l < kLanes; ++l) {
+        block[l] = j0 + l < len ? load16(h.k + (j0 + l) * h.stride + d0) * h.scale : Floats16{};
+      }
+      transpose16x16(block);
+      for (int l = 0; l < kLanes; ++l) store16(kt + (d0 + l) * padded + j0, block[l]);
+    }
+  }
+  for (std::int64_t d = whole_dims; d < dim; ++d) {
+    float* row = kt + d * padded;
+    for (std::int64_t j = 0; j < len; ++j) row[j] = h.k[j * h.stride + d] * h.scale;
+    std::fill(row + len, row + padded, 0.0f);
+  }
+}
+
 // softmax(Q K^T * scale) V for one head of one sequence, R queries at a time. K is first
 // copied transposed and scaled into `kt` (head_dim rows of `padded` keys), so scores
 // come sixteen keys at a time with no horizontal sums. `scores` holds R * padded floats;
@@ -158,11 +204,7 @@ template <int R>
 __attribute__((always_inline)) inline void attend_one_head(const HeadView& h, float* kt, float* scores) {
   const std::int64_t len = h.len, dim = h.head_dim;
   const std::int64_t padded = (len + kLanes - 1) / kLanes * kLanes;
-  for (std::int64_t d = 0; d < dim; ++d) {
-    float* row = kt + d * padded;
-    for (std::int64_t j = 0; j < len; ++j) row[j] = h.k[j * h.stride + d] * h.scale;
-    std::fill(row + len, row + padded, 0.0f);
-  }
+  transpose_scaled_keys(h, padded, kt);
   const TailMask tail(len, padded);
   for (std::int64_t i0 = 0; i0 < len; i0 += R) {
     const int rows = static_cast<int>(std::min<std::int64_t>(R, len - i0));
