@@ -122,6 +122,45 @@ TEST(GradientBoostedTrees, MalformedModelsAreRejected) {
   expect_tree_error([](auto& j) { j["trees"][0]["nodes"] = nlohmann::json::array(); }, "no nodes");
 }
 
+// The streaming reader takes the trees out of the document as they are parsed; what it
+// builds must equal the whole-document route, and a malformed "trees" must still fail.
+TEST(GradientBoostedTrees, ReadingAFileEqualsParsingTheDocument) {
+  TempDir dir;
+  auto j = small_trees();
+  j["format"] = "test";
+  write_file(dir / "head.json", j.dump());
+  std::vector<GradientBoostedTrees::FileTree> trees;
+  const nlohmann::json rest = GradientBoostedTrees::read_file(dir / "head.json", trees);
+  EXPECT_EQ(rest.at("format"), "test");
+  EXPECT_TRUE(rest.at("trees").empty());
+  ASSERT_EQ(trees.size(), 2u);
+  const auto streamed = GradientBoostedTrees::from_parts(rest.at("bias").get<std::vector<float>>(), trees, 2, "head.json");
+  const auto whole = GradientBoostedTrees::from_json(small_trees(), 2, "t.json");
+  for (const auto& [x0, x1] : {std::pair{0.5f, 9.0f}, std::pair{0.6f, 2.0f}, std::pair{0.6f, 2.5f}}) {
+    EXPECT_EQ(class1(streamed, x0, x1), class1(whole, x0, x1));
+  }
+
+  auto read_error = [&](const nlohmann::json& bad) {
+    write_file(dir / "bad.json", bad.dump());
+    std::vector<GradientBoostedTrees::FileTree> ignored;
+    try {
+      GradientBoostedTrees::read_file(dir / "bad.json", ignored);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  auto not_objects = small_trees();
+  not_objects["trees"].push_back(5);
+  EXPECT_NE(read_error(not_objects).find("a tree is not an object"), std::string::npos);
+  auto no_trees = small_trees();
+  no_trees.erase("trees");
+  EXPECT_NE(read_error(no_trees).find("no \"trees\" array"), std::string::npos);
+  auto short_node = small_trees();
+  short_node["trees"][0]["nodes"][1] = {-1, 0};
+  EXPECT_NE(read_error(short_node).find("is not [feature"), std::string::npos);
+}
+
 ParsedAddress parse(const AddressParser& parser, const char* text) { return parser.parse(text); }
 
 std::size_t index_of(const std::string& name) {

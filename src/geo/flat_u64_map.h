@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "geo/huge_page_allocator.h"
+
 namespace geoalign::geo {
 
 // An open-addressing hash map from 64-bit keys to small values, with linear probing in
@@ -80,7 +82,7 @@ class FlatU64Map {
   static std::size_t capacity_for(std::size_t entries) { return std::bit_ceil(std::max<std::size_t>(16, 2 * entries)); }
 
   void rehash(std::size_t capacity) {
-    std::vector<Slot> old(capacity);
+    std::vector<Slot, HugePageAllocator<Slot>> old(capacity);
     old.swap(slots_);
     mask_ = capacity - 1;
     for (const Slot& s : old) {
@@ -91,7 +93,7 @@ class FlatU64Map {
     }
   }
 
-  std::vector<Slot> slots_;
+  std::vector<Slot, HugePageAllocator<Slot>> slots_;
   std::size_t mask_ = 0;
   std::size_t size_ = 0;
   bool has_empty_key_ = false;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "geo/flat_u64_map.h"
+#include "geo/huge_page_allocator.h"
 #include "geo/tag_set.h"
 #include "geo/tagger_features.h"
 
@@ -56,7 +57,7 @@ class SequenceTagger {
 
   std::vector<float> transitions_;
   FlatU64Map<Range> features_;
-  std::vector<Entry> entries_;
+  std::vector<Entry, HugePageAllocator<Entry>> entries_;
 };
 
 }  // namespace geoalign::geo

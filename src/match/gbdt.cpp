@@ -7,48 +7,79 @@
 
 #include "backend/cpu/parallel.h"
 #include "geoalign/error.h"
+#include "model/json_file.h"
 
 namespace geoalign::match {
 
-// A node as the file lists it: [feature, threshold, left, right, value], feature -1 for a leaf.
-struct GradientBoostedTrees::FileNode {
-  std::int32_t feature = -1;
-  float threshold = 0;
-  std::uint32_t left = 0, right = 0;
-  float value = 0;
-};
-
 namespace {
+
 constexpr std::size_t kMaxNodes = 0xFFFF;
+
+GradientBoostedTrees::FileTree tree_from_json(const nlohmann::json& t, const std::string& where) {
+  GradientBoostedTrees::FileTree tree;
+  tree.output_class = t.at("class").get<std::size_t>();
+  for (const auto& row : t.at("nodes")) {
+    if (!row.is_array() || row.size() != 5) throw Error(where + ": a tree node is not [feature, threshold, left, right, value]");
+    tree.nodes.push_back({row[0].get<std::int32_t>(), row[1].get<float>(), row[2].get<std::uint32_t>(),
+                          row[3].get<std::uint32_t>(), row[4].get<float>()});
+  }
+  return tree;
+}
+
+}  // namespace
+
+GradientBoostedTrees GradientBoostedTrees::from_parts(std::vector<float> bias, const std::vector<FileTree>& trees,
+                                                      std::size_t num_features, const std::string& where) {
+  GradientBoostedTrees model;
+  model.num_features_ = num_features;
+  if (num_features >= kMaxNodes) throw Error(where + ": more than 65534 features");
+  model.bias_ = std::move(bias);
+  if (model.bias_.empty()) throw Error(where + ": \"bias\" is empty");
+  for (const float b : model.bias_) {
+    if (!std::isfinite(b)) throw Error(where + ": non-finite bias");
+  }
+  for (const FileTree& tree : trees) {
+    if (tree.output_class >= model.bias_.size()) throw Error(where + ": tree class out of range");
+    model.trees_.push_back(compact(tree.output_class, tree.nodes, num_features, where));
+  }
+  std::stable_sort(model.trees_.begin(), model.trees_.end(), [](const Tree& a, const Tree& b) { return a.depth < b.depth; });
+  return model;
 }
 
 GradientBoostedTrees GradientBoostedTrees::from_json(const nlohmann::json& j, std::size_t num_features,
                                                      const std::string& where) {
-  GradientBoostedTrees model;
-  model.num_features_ = num_features;
-  if (num_features >= kMaxNodes) throw Error(where + ": more than 65534 features");
+  std::vector<float> bias;
+  std::vector<FileTree> trees;
   try {
-    model.bias_ = j.at("bias").get<std::vector<float>>();
-    if (model.bias_.empty()) throw Error(where + ": \"bias\" is empty");
-    for (const auto& t : j.at("trees")) {
-      const auto output_class = t.at("class").get<std::size_t>();
-      if (output_class >= model.bias_.size()) throw Error(where + ": tree class out of range");
-      std::vector<FileNode> nodes;
-      for (const auto& row : t.at("nodes")) {
-        if (!row.is_array() || row.size() != 5) throw Error(where + ": a tree node is not [feature, threshold, left, right, value]");
-        nodes.push_back(FileNode{row[0].get<std::int32_t>(), row[1].get<float>(), row[2].get<std::uint32_t>(),
-                                 row[3].get<std::uint32_t>(), row[4].get<float>()});
-      }
-      model.trees_.push_back(compact(output_class, nodes, num_features, where));
-    }
+    bias = j.at("bias").get<std::vector<float>>();
+    for (const auto& t : j.at("trees")) trees.push_back(tree_from_json(t, where));
   } catch (const nlohmann::json::exception& e) {
     throw Error(where + ": " + e.what());
   }
-  for (const float b : model.bias_) {
-    if (!std::isfinite(b)) throw Error(where + ": non-finite bias");
-  }
-  std::stable_sort(model.trees_.begin(), model.trees_.end(), [](const Tree& a, const Tree& b) { return a.depth < b.depth; });
-  return model;
+  return from_parts(std::move(bias), trees, num_features, where);
+}
+
+nlohmann::json GradientBoostedTrees::read_file(const std::filesystem::path& file, std::vector<FileTree>& trees) {
+  const std::string where = file.string();
+  // Depths in nlohmann's callback: 1 for the top object's members, 2 for the trees, 3
+  // for a tree's members. A tree is taken whole when its object ends.
+  bool in_trees = false;
+  auto take_trees = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if (depth == 1 && event == Event::key) in_trees = parsed == "trees";
+    if (!in_trees || depth != 2 || event != Event::object_end) return true;
+    try {
+      trees.push_back(tree_from_json(parsed, where));
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(where + ": " + e.what());
+    }
+    return false;
+  };
+  nlohmann::json rest = model::read_json_file(file, take_trees);
+  const auto left = rest.find("trees");
+  if (left == rest.end() || !left->is_array()) throw Error(where + ": no \"trees\" array");
+  if (!left->empty()) throw Error(where + ": a tree is not an object {\"class\": ..., \"nodes\": [...]}");
+  return rest;
 }
 
 GradientBoostedTrees::Tree GradientBoostedTrees::compact(std::size_t output_class, const std::vector<FileNode>& nodes,

@@ -1,11 +1,12 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <span>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
+#include <nlohmann/json.hpp>
 
 namespace geoalign::match {
 
@@ -14,9 +15,28 @@ namespace geoalign::match {
 // class k's logit is bias[k] plus the leaf values of its trees, probabilities a softmax.
 class GradientBoostedTrees {
  public:
+  // A node as the file lists it: [feature, threshold, left, right, value], feature -1 for a leaf.
+  struct FileNode {
+    std::int32_t feature = -1;
+    float threshold = 0;
+    std::uint32_t left = 0, right = 0;
+    float value = 0;
+  };
+  struct FileTree {
+    std::size_t output_class = 0;
+    std::vector<FileNode> nodes;
+  };
+
   // Throws Error naming `where` for a malformed model: bad node references, cycles,
   // features out of range, non-finite values.
+  static GradientBoostedTrees from_parts(std::vector<float> bias, const std::vector<FileTree>& trees,
+                                         std::size_t num_features, const std::string& where);
+  // From {"bias": [...], "trees": [{"class": k, "nodes": [[feature, threshold, left, right, value], ...]}, ...]}.
   static GradientBoostedTrees from_json(const nlohmann::json& j, std::size_t num_features, const std::string& where);
+  // Reads a JSON file with such a "trees" member, converting each tree as it is parsed
+  // rather than building it into the document (the shipped head's 4.7 MB of trees made
+  // a 28 MB document). Returns the file's other members, "trees" left empty.
+  static nlohmann::json read_file(const std::filesystem::path& file, std::vector<FileTree>& trees);
 
   // `features` holds `rows` rows of num_features() values; `probabilities` receives
   // rows x num_classes(). Tree by tree over all rows, so each tree stays in cache while
@@ -42,7 +62,6 @@ class GradientBoostedTrees {
     std::vector<Node> nodes;  // nodes[0] is the root
   };
   // The nodes as the file lists them, renumbered breadth first so siblings are adjacent.
-  struct FileNode;
   static Tree compact(std::size_t output_class, const std::vector<FileNode>& nodes, std::size_t sentinel,
                       const std::string& where);
 

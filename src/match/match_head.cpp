@@ -14,7 +14,8 @@ constexpr const char* kFormat = "geoalign-match-head-1";
 std::unique_ptr<MatchHead> MatchHead::load(const std::filesystem::path& model_dir, std::size_t num_labels) {
   const auto file = model_dir / kFileName;
   const std::string where = file.string();
-  const nlohmann::json j = model::read_json_file(file);
+  std::vector<GradientBoostedTrees::FileTree> tree_parts;
+  const nlohmann::json j = GradientBoostedTrees::read_file(file, tree_parts);
   std::vector<std::string> names;
   std::string parser_dir;
   try {
@@ -31,7 +32,13 @@ std::unique_ptr<MatchHead> MatchHead::load(const std::filesystem::path& model_di
     throw Error(where + ": trained on other pair features than this build computes (retrain it with "
                         "tools/train/train_match_head.py)");
   }
-  auto trees = GradientBoostedTrees::from_json(j, names.size(), where);
+  std::vector<float> bias;
+  try {
+    bias = j.at("bias").get<std::vector<float>>();
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(where + ": " + e.what());
+  }
+  auto trees = GradientBoostedTrees::from_parts(std::move(bias), tree_parts, names.size(), where);
   if (trees.num_classes() != num_labels) {
     throw Error(where + ": " + std::to_string(trees.num_classes()) + " classes, the model has " +
                 std::to_string(num_labels) + " labels");

@@ -7,7 +7,9 @@
 
 namespace geoalign::model {
 
-nlohmann::json read_json_file(const std::filesystem::path& path) {
+nlohmann::json read_json_file(const std::filesystem::path& path) { return read_json_file(path, nullptr); }
+
+nlohmann::json read_json_file(const std::filesystem::path& path, const nlohmann::json::parser_callback_t& callback) {
   std::error_code error;
   if (std::filesystem::exists(path, error) && !std::filesystem::is_regular_file(path, error)) {
     throw Error(path.string() + " is not a regular file");
@@ -20,7 +22,7 @@ nlohmann::json read_json_file(const std::filesystem::path& path) {
   in.seekg(0);
   if (!in.read(text.data(), static_cast<std::streamsize>(text.size()))) throw Error("cannot read " + path.string());
   try {
-    return nlohmann::json::parse(text);
+    return nlohmann::json::parse(text, callback);
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(path.string() + ": invalid JSON at byte " + std::to_string(e.byte));
   } catch (const nlohmann::json::exception&) {  // e.g. a number too large for any type

@@ -8,6 +8,9 @@ namespace geoalign::model {
 
 // Parses a JSON file; errors name the file and the byte where parsing failed.
 nlohmann::json read_json_file(const std::filesystem::path& path);
+// The same with nlohmann's parser callback, which may consume values as they are parsed
+// and drop them from the document.
+nlohmann::json read_json_file(const std::filesystem::path& path, const nlohmann::json::parser_callback_t& callback);
 
 // Typed access to one field of a JSON object; errors name the file and the field.
 class JsonFields {
