@@ -1,9 +1,15 @@
+// Passing 64-byte vectors by value would differ between the targets' ABIs; every helper
+// here (and cpu::exp_reduced) is always inlined, so no such call exists and GCC's ABI
+// note does not apply.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <vector>
 
+#include "backend/cpu/fast_exp.h"
 #include "backend/cpu/kernel_targets.h"
 #include "backend/cpu/parallel.h"
 #include "backend/ops/attention.h"
@@ -24,9 +30,6 @@ struct HeadView {
 // 16 floats as one value: GCC lowers it to one zmm register, two ymm or four xmm,
 // whichever the function's target allows, and keeps accumulators in registers.
 typedef float Floats16 __attribute__((vector_size(64)));
-// Passing Floats16 by value would differ between the targets' ABIs; every helper below
-// is always inlined, so no such call exists and GCC's ABI note does not apply.
-#pragma GCC diagnostic ignored "-Wpsabi"
 constexpr std::int64_t kLanes = 16;
 
 __attribute__((always_inline)) inline Floats16 load16(const float* p) {
@@ -46,18 +49,10 @@ __attribute__((always_inline)) inline Floats16 fast_exp16(Floats16 x) {
   x = x < splat(-87.0f) ? splat(-87.0f) : x;
   const Floats16 shift = splat(12582912.0f);
   const Floats16 n = (x * 1.44269504088896341f + shift) - shift;
-  const Floats16 r = x - n * 0.693145751953125f - n * 1.428606765330187e-06f;
-  Floats16 p = splat(1.0f / 720.0f);
-  p = p * r + 1.0f / 120.0f;
-  p = p * r + 1.0f / 24.0f;
-  p = p * r + 1.0f / 6.0f;
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
-  p = p * r + 1.0f;
   const Ints16 bits = (__builtin_convertvector(n, Ints16) + 127) << 23;
   Floats16 scale;
   std::memcpy(&scale, &bits, sizeof scale);
-  return p * scale;
+  return cpu::exp_reduced(x, n) * scale;
 }
 
 __attribute__((always_inline)) inline Floats16 max16(Floats16 a, Floats16 b) { return a > b ? a : b; }
