@@ -2,6 +2,7 @@
 // completion, and the shipped parser on hand-checked addresses.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 #include <sstream>
 
@@ -9,6 +10,7 @@
 #include "geo/address_tokens.h"
 #include "geo/admin_resolver.h"
 #include "geo/conll.h"
+#include "geo/flat_u64_map.h"
 #include "geo/gazetteer.h"
 #include "geo/sequence_tagger.h"
 #include "geo/tag_set.h"
@@ -48,6 +50,39 @@ std::vector<std::string> texts(const std::vector<AddressToken>& tokens) {
   std::vector<std::string> out;
   for (const auto& t : tokens) out.push_back(t.text);
   return out;
+}
+
+// The parser's hash map against std::map: growth through rehashes, duplicate inserts,
+// misses, the two keys that are easy to get wrong (0, and ~0, which marks free slots),
+// and bulk lookups through home slots.
+TEST(FlatU64Map, AgreesWithAnOrderedMap) {
+  std::mt19937_64 rng(5);
+  FlatU64Map<std::uint32_t> map;
+  std::map<std::uint64_t, std::uint32_t> want;
+  std::vector<std::uint64_t> keys = {0, ~std::uint64_t{0}, 1};
+  for (int i = 0; i < 5000; ++i) keys.push_back(rng() % 20000);
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const auto [value, added] = map.emplace(keys[i], static_cast<std::uint32_t>(i));
+    const auto [it, want_added] = want.emplace(keys[i], static_cast<std::uint32_t>(i));
+    EXPECT_EQ(added, want_added);
+    EXPECT_EQ(*value, it->second);
+  }
+  EXPECT_EQ(map.size(), want.size());
+  for (std::uint64_t key = 0; key < 20000; ++key) {
+    const std::uint32_t* got = map.find(key);
+    const auto it = want.find(key);
+    ASSERT_EQ(got != nullptr, it != want.end()) << key;
+    if (got) {
+      EXPECT_EQ(*got, it->second);
+    }
+    EXPECT_EQ(map.find_from(key, map.home(key)), got);
+  }
+  ASSERT_NE(map.find(~std::uint64_t{0}), nullptr);
+  EXPECT_EQ(*map.find(~std::uint64_t{0}), 1u);
+  EXPECT_EQ(map.find(~std::uint64_t{0} - 1), nullptr);
+  std::map<std::uint64_t, std::uint32_t> visited;
+  map.for_each([&](std::uint64_t key, std::uint32_t value) { EXPECT_TRUE(visited.emplace(key, value).second); });
+  EXPECT_EQ(visited, want);
 }
 
 TEST(AddressTokens, DigitAndLetterRunsStayWholeAndOffsetsAreCodePoints) {

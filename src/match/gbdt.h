@@ -2,11 +2,11 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <string>
 #include <span>
+#include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 namespace geoalign::match {
 
