@@ -134,7 +134,7 @@ TEST(GradientBoostedTrees, ReadingAFileEqualsParsingTheDocument) {
   EXPECT_EQ(rest.at("format"), "test");
   EXPECT_TRUE(rest.at("trees").empty());
   ASSERT_EQ(trees.size(), 2u);
-  const auto streamed = GradientBoostedTrees::from_parts(rest.at("bias").get<std::vector<float>>(), trees, 2, "head.json");
+  const auto streamed = GradientBoostedTrees::from_json(rest, trees, 2, "head.json");
   const auto whole = GradientBoostedTrees::from_json(small_trees(), 2, "t.json");
   for (const auto& [x0, x1] : {std::pair{0.5f, 9.0f}, std::pair{0.6f, 2.0f}, std::pair{0.6f, 2.5f}}) {
     EXPECT_EQ(class1(streamed, x0, x1), class1(whole, x0, x1));

@@ -176,7 +176,7 @@ TEST(Bf16Conversion, EveryIsaRoundsToNearestEven) {
 // Linear runs rows in fixed-size chunks with a padded remainder (RowChunkedMatmul); a
 // row's result must not depend on how many rows share the call, in any precision (int8
 // scales each row by itself). Row counts straddle the bucket edges; from four chunks up
-// the chunks run on separate threads, each oneDNN call single-threaded.
+// each thread runs an equal share of the rows, each oneDNN call single-threaded.
 TEST_P(OpsTest, LinearRowsDoNotDependOnTheBatch) {
   const std::int64_t in = 48, out = 20, total = 1500;
   const auto x = random_values(total * in, 13), w = random_values(out * in, 14, 0.2f), b = random_values(out, 15);

@@ -152,6 +152,8 @@ TEST(Gazetteer, MalformedRowsNameTheLine) {
   expect_gazetteer_error("11\tprov\t北京市\t\n11\tprov\t天津市\t\n", "g.tsv:2: duplicate code");
   expect_gazetteer_error("11\tprov\t北\xff\t\n", "g.tsv:1: invalid UTF-8");
   expect_gazetteer_error("11 prov\n", "g.tsv:1: expected");
+  expect_gazetteer_error("11\tprov\t北京市\t\textra\n", "g.tsv:1: expected");
+  expect_gazetteer_error("11\tprov\n", "g.tsv:1: expected");
   expect_gazetteer_error("110105\tdistrict\t朝阳区\t\n", "g.tsv:1: provinces");
   expect_gazetteer_error("# only a comment\n", "no divisions");
 }

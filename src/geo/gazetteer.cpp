@@ -101,43 +101,35 @@ Gazetteer Gazetteer::parse(std::istream& in, const std::string& source_name) {
   std::string line;
   std::size_t line_number = 0;
   // Built only for an error message: a load reads some 45,000 lines.
-  auto where = [&] { return source_name + ":" + std::to_string(line_number); };
+  auto at_line = [&](std::size_t number) { return source_name + ":" + std::to_string(number); };
   while (std::getline(in, line)) {
     ++line_number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty() || line[0] == '#') continue;
     if (const auto bad = text::find_invalid_utf8(line)) {
-      throw Error(where() + ": invalid UTF-8 at byte " + std::to_string(*bad + 1));
+      throw Error(at_line(line_number) + ": invalid UTF-8 at byte " + std::to_string(*bad + 1));
     }
-    std::array<std::string_view, 4> fields;
-    std::size_t n = 0;
-    bool extra = false;
-    for (std::string_view rest = line;; ++n) {
-      if (n == fields.size()) {
-        extra = true;
-        break;
-      }
+    const auto tabs = static_cast<std::size_t>(std::count(line.begin(), line.end(), '\t'));
+    if (tabs < 2 || tabs > 3) throw Error(at_line(line_number) + ": expected code<TAB>level<TAB>name<TAB>parent_code");
+    std::array<std::string_view, 4> fields;  // parent_code stays empty without a fourth field
+    std::string_view rest = line;
+    for (std::size_t n = 0; n <= tabs; ++n) {
       const std::size_t tab = rest.find('\t');
       fields[n] = rest.substr(0, tab);
-      if (tab == std::string_view::npos) {
-        ++n;
-        break;
-      }
-      rest.remove_prefix(tab + 1);
+      rest.remove_prefix(tab == std::string_view::npos ? rest.size() : tab + 1);
     }
-    if (n < 3 || extra) throw Error(where() + ": expected code<TAB>level<TAB>name<TAB>parent_code");
     Division d;
     d.code = fields[0];
     const auto level = parse_level(fields[1]);
-    if (!level) throw Error(where() + ": unknown level \"" + std::string(fields[1]) + "\" (prov, city, district or town)");
+    if (!level) throw Error(at_line(line_number) + ": unknown level \"" + std::string(fields[1]) + "\" (prov, city, district or town)");
     d.level = *level;
     d.name = fields[2];
-    if (d.code.empty() || d.name.empty()) throw Error(where() + ": empty code or name");
+    if (d.code.empty() || d.name.empty()) throw Error(at_line(line_number) + ": empty code or name");
     if (!index_of_code.emplace(d.code, static_cast<std::int32_t>(g.divisions_.size())).second) {
-      throw Error(where() + ": duplicate code " + d.code);
+      throw Error(at_line(line_number) + ": duplicate code " + d.code);
     }
     if ((d.level == AdminLevel::Prov) != fields[3].empty()) {
-      throw Error(where() + ": provinces, and only provinces, have no parent_code");
+      throw Error(at_line(line_number) + ": provinces, and only provinces, have no parent_code");
     }
     const std::u32string name = text::decode_utf8(d.name);
     d.name_length = name.size();
@@ -151,12 +143,11 @@ Gazetteer Gazetteer::parse(std::istream& in, const std::string& source_name) {
   for (std::size_t i = 0; i < g.divisions_.size(); ++i) {
     const auto& [line_of_division, parent_code] = parent_codes[i];
     if (parent_code.empty()) continue;
-    auto division_at = [&, line = line_of_division] { return source_name + ":" + std::to_string(line); };
     const auto it = index_of_code.find(parent_code);
-    if (it == index_of_code.end()) throw Error(division_at() + ": parent_code " + parent_code + " is not in the file");
+    if (it == index_of_code.end()) throw Error(at_line(line_of_division) + ": parent_code " + parent_code + " is not in the file");
     const Division& parent = g.divisions_[static_cast<std::size_t>(it->second)];
     if (static_cast<int>(parent.level) + 1 != static_cast<int>(g.divisions_[i].level)) {
-      throw Error(division_at() + ": parent " + parent_code + " is not one level up");
+      throw Error(at_line(line_of_division) + ": parent " + parent_code + " is not one level up");
     }
     g.divisions_[i].parent = it->second;
   }

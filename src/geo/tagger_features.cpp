@@ -125,8 +125,9 @@ std::vector<bool> find_repeats(const std::vector<GazetteerMatch>& matches, const
   return repeats;
 }
 
-char position_in(const GazetteerMatch& m, std::size_t i) { return i == m.begin ? 'B' : i + 1 == m.end ? 'E' : 'I'; }
-int position_index(char position) { return position == 'B' ? 0 : position == 'I' ? 1 : 2; }
+// Where token i sits in match m, as an index into kPositions: begin, inside or end.
+constexpr char kPositions[] = {'B', 'I', 'E'};
+int position_in(const GazetteerMatch& m, std::size_t i) { return i == m.begin ? 0 : i + 1 == m.end ? 2 : 1; }
 
 // The hash states every address reaches the same way: a template with its window offset
 // (the offset's eight bytes cost more than the key after them), and the gazetteer
@@ -146,7 +147,6 @@ struct HashPrefixes {
     for (std::uint64_t o = 0; o < 3; ++o) trigram[o].add(o);
     bias = FeatureHash(kBias).value();
     for (std::uint64_t e = 0; e < 4; ++e) edge[e] = FeatureHash(kEdge).add(e).value();
-    constexpr char kPositions[] = {'B', 'I', 'E'};
     for (unsigned level = 0; level < kNumAdminLevels; ++level) {
       const char* name = admin_level_name(static_cast<AdminLevel>(level));
       for (int p = 0; p < 3; ++p) {
@@ -231,7 +231,7 @@ TokenFeatures extract_features(const std::vector<AddressToken>& tokens, const Ga
       const GazetteerMatch& match = matches[m];
       if (match.begin > u || match.end <= u) continue;
       if (!longest || match.end - match.begin > longest->end - longest->begin) longest = &match;
-      const int position = position_index(position_in(match, u));
+      const int position = position_in(match, u);
       for (unsigned level = 0; level < kNumAdminLevels; ++level) {
         for (unsigned full = 0; full < 2; ++full) {
           if (!(match.kinds & (1u << (2 * level + full)))) continue;
@@ -243,7 +243,7 @@ TokenFeatures extract_features(const std::vector<AddressToken>& tokens, const Ga
     if (longest) {
       for (unsigned level = 0; level < kNumAdminLevels; ++level) {
         if (!(longest->kinds & (3u << (2 * level)))) continue;
-        ids.push_back(prefixes.longest[level][position_index(position_in(*longest, u))]);
+        ids.push_back(prefixes.longest[level][position_in(*longest, u)]);
       }
     }
     std::sort(ids.begin(), ids.end());

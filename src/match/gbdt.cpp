@@ -28,12 +28,16 @@ GradientBoostedTrees::FileTree tree_from_json(const nlohmann::json& t, const std
 
 }  // namespace
 
-GradientBoostedTrees GradientBoostedTrees::from_parts(std::vector<float> bias, const std::vector<FileTree>& trees,
-                                                      std::size_t num_features, const std::string& where) {
+GradientBoostedTrees GradientBoostedTrees::from_json(const nlohmann::json& j, const std::vector<FileTree>& trees,
+                                                     std::size_t num_features, const std::string& where) {
   GradientBoostedTrees model;
   model.num_features_ = num_features;
   if (num_features >= kMaxNodes) throw Error(where + ": more than 65534 features");
-  model.bias_ = std::move(bias);
+  try {
+    model.bias_ = j.at("bias").get<std::vector<float>>();
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(where + ": " + e.what());
+  }
   if (model.bias_.empty()) throw Error(where + ": \"bias\" is empty");
   for (const float b : model.bias_) {
     if (!std::isfinite(b)) throw Error(where + ": non-finite bias");
@@ -48,15 +52,13 @@ GradientBoostedTrees GradientBoostedTrees::from_parts(std::vector<float> bias, c
 
 GradientBoostedTrees GradientBoostedTrees::from_json(const nlohmann::json& j, std::size_t num_features,
                                                      const std::string& where) {
-  std::vector<float> bias;
   std::vector<FileTree> trees;
   try {
-    bias = j.at("bias").get<std::vector<float>>();
     for (const auto& t : j.at("trees")) trees.push_back(tree_from_json(t, where));
   } catch (const nlohmann::json::exception& e) {
     throw Error(where + ": " + e.what());
   }
-  return from_parts(std::move(bias), trees, num_features, where);
+  return from_json(j, trees, num_features, where);
 }
 
 nlohmann::json GradientBoostedTrees::read_file(const std::filesystem::path& file, std::vector<FileTree>& trees) {

@@ -27,12 +27,13 @@ class GradientBoostedTrees {
     std::vector<FileNode> nodes;
   };
 
-  // Throws Error naming `where` for a malformed model: bad node references, cycles,
-  // features out of range, non-finite values.
-  static GradientBoostedTrees from_parts(std::vector<float> bias, const std::vector<FileTree>& trees,
-                                         std::size_t num_features, const std::string& where);
-  // From {"bias": [...], "trees": [{"class": k, "nodes": [[feature, threshold, left, right, value], ...]}, ...]}.
+  // From {"bias": [...], "trees": [{"class": k, "nodes": [[feature, threshold, left,
+  // right, value], ...]}, ...]}. Throws Error naming `where` for a malformed model: bad
+  // node references, cycles, features out of range, non-finite values.
   static GradientBoostedTrees from_json(const nlohmann::json& j, std::size_t num_features, const std::string& where);
+  // The same for a document whose trees read_file() took out as it parsed them.
+  static GradientBoostedTrees from_json(const nlohmann::json& j, const std::vector<FileTree>& trees,
+                                        std::size_t num_features, const std::string& where);
   // Reads a JSON file with such a "trees" member, converting each tree as it is parsed
   // rather than building it into the document (the shipped head's 4.7 MB of trees made
   // a 28 MB document). Returns the file's other members, "trees" left empty.

@@ -32,13 +32,7 @@ std::unique_ptr<MatchHead> MatchHead::load(const std::filesystem::path& model_di
     throw Error(where + ": trained on other pair features than this build computes (retrain it with "
                         "tools/train/train_match_head.py)");
   }
-  std::vector<float> bias;
-  try {
-    bias = j.at("bias").get<std::vector<float>>();
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(where + ": " + e.what());
-  }
-  auto trees = GradientBoostedTrees::from_parts(std::move(bias), tree_parts, names.size(), where);
+  auto trees = GradientBoostedTrees::from_json(j, tree_parts, names.size(), where);
   if (trees.num_classes() != num_labels) {
     throw Error(where + ": " + std::to_string(trees.num_classes()) + " classes, the model has " +
                 std::to_string(num_labels) + " labels");
