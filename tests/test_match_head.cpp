@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <random>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -12,6 +13,8 @@
 #include "geoalign/parser.h"
 #include "match/gbdt.h"
 #include "match/pair_features.h"
+#include "match/term_weights.h"
+#include "match/weighted_measures.h"
 #include "support/temp_dir.h"
 
 namespace geoalign::match {
@@ -168,18 +171,110 @@ std::size_t index_of(const std::string& name) {
   return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
 }
 
+TermWeights shipped_weights() { return TermWeights::load(source_dir() / "models/default" / TermWeights::kFileName); }
+
 TEST(PairFeatures, CompareElementsAcrossNumeralForms) {
   const auto parser = AddressParser::load(source_dir() / "models/default/parser");
-  const auto same = pair_features(parse(parser, "杭州市西湖区文三路90号8号楼"), parse(parser, "杭州西湖区文三路九十号八号楼"));
+  const auto weights = shipped_weights();
+  const auto same = pair_features(parse(parser, "杭州市西湖区文三路90号8号楼"), parse(parser, "杭州西湖区文三路九十号八号楼"), weights);
   ASSERT_EQ(same.size(), pair_feature_names().size());
   EXPECT_EQ(same[index_of("road_equal")], 1.0f);
   EXPECT_EQ(same[index_of("roadno_digits_equal")], 1.0f);
   EXPECT_EQ(same[index_of("numbers_subset")], 1.0f);
   EXPECT_EQ(same[index_of("admin_same_district")], 1.0f);
-  const auto other = pair_features(parse(parser, "杭州市西湖区文三路90号"), parse(parser, "杭州市西湖区文三路12号"));
+  const auto other = pair_features(parse(parser, "杭州市西湖区文三路90号"), parse(parser, "杭州市西湖区文三路12号"), weights);
   EXPECT_EQ(other[index_of("road_equal")], 1.0f);
   EXPECT_EQ(other[index_of("roadno_digits_equal")], 0.0f);
   for (const float v : other) EXPECT_TRUE(std::isfinite(v));
+}
+
+// A candidate that names the query's compound and building, with other building words
+// and without the query's road: every one of its elements is in the query.
+TEST(PairFeatures, ElementCoverageUnifiesBuildingWords) {
+  const auto parser = AddressParser::load(source_dir() / "models/default/parser");
+  const auto weights = shipped_weights();
+  const auto query = parse(parser, "江苏省南京市建邺区应天大街837号弘瑞广场5幢");
+  const auto f = pair_features(query, parse(parser, "建邺区弘瑞广场5栋"), weights);
+  EXPECT_EQ(f[index_of("elements_b_in_a_equal_share")], 1.0f);
+  EXPECT_EQ(f[index_of("elements_b_in_a_found_share")], 1.0f);
+  EXPECT_EQ(f[index_of("elements_b_in_a_finest_missing")], -1.0f);
+  EXPECT_EQ(f[index_of("finest_b_in_a")], 1.0f);
+  // The query's road and number are not in the candidate.
+  EXPECT_LT(f[index_of("elements_a_in_b_found_share")], 1.0f);
+  EXPECT_EQ(f[index_of("finest_a_in_b")], 1.0f);
+  const auto other = pair_features(query, parse(parser, "建邺区弘瑞广场6栋"), weights);
+  EXPECT_EQ(other[index_of("finest_b_in_a")], 0.0f);
+  EXPECT_LT(other[index_of("elements_b_in_a_equal_share")], 1.0f);
+}
+
+TEST(TermWeights, CountedFileReadsBackAsIdf) {
+  TermCounter counter;
+  for (const char* address : {"文三路90号", "文三路12号", "梓旺小区", "文三路九十号"}) counter.add_document(address);
+  std::ostringstream file;
+  counter.write(file, 2);
+  const auto weights = TermWeights::parse(file.str(), "counted");
+  auto idf = [](double documents, double count) { return static_cast<float>(std::log((documents + 1) / (count + 1))); };
+  EXPECT_FLOAT_EQ(weights.idf(U'文'), idf(4, 3));
+  EXPECT_FLOAT_EQ(weights.idf(U'梓'), idf(4, 1));
+  // Numerals are folded to digits before counting, as the pair features fold them: 九十
+  // is 90, and 文三路 has the bigram 文3.
+  EXPECT_FLOAT_EQ(weights.idf(U'9', U'0'), idf(4, 2));
+  EXPECT_FLOAT_EQ(weights.idf(U'文', U'3'), idf(4, 3));
+  EXPECT_FLOAT_EQ(weights.idf(U'文', U'三'), idf(4, 0));
+  // Seen once, so below --min-bigram-count 2: weighs as unseen.
+  EXPECT_FLOAT_EQ(weights.idf(U'梓', U'旺'), idf(4, 0));
+  EXPECT_FLOAT_EQ(weights.idf(U'京'), idf(4, 0));
+}
+
+TEST(TermWeights, MalformedFilesNameTheLine) {
+  auto error_of = [](const std::string& text) {
+    try {
+      TermWeights::parse(text, "w.tsv");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error_of("").find("w.tsv: empty"), std::string::npos);
+  EXPECT_NE(error_of("路\t3\n").find("w.tsv:1: expected documents"), std::string::npos);
+  EXPECT_NE(error_of("documents\t0\n").find("w.tsv:1:"), std::string::npos);
+  EXPECT_NE(error_of("documents\t5\n路\tx\n").find("w.tsv:2: count is not a whole number"), std::string::npos);
+  EXPECT_NE(error_of("documents\t5\n路\t-1\n").find("w.tsv:2: count"), std::string::npos);
+  EXPECT_NE(error_of("documents\t5\n路\t6\n").find("w.tsv:2: count exceeds"), std::string::npos);
+  EXPECT_NE(error_of("documents\t5\n文三路\t1\n").find("w.tsv:2: a gram is one or two"), std::string::npos);
+  EXPECT_NE(error_of("documents\t5\n路\t1\n路\t2\n").find("w.tsv:3: gram listed twice"), std::string::npos);
+  EXPECT_NE(error_of("documents\t5\n\xff\t1\n").find("w.tsv:2: invalid UTF-8"), std::string::npos);
+  EXPECT_NE(error_of("documents\t5\n路\t1\t2\n").find("w.tsv:2: expected gram<TAB>count"), std::string::npos);
+  EXPECT_EQ(error_of("documents\t5\r\n路\t1\r\n"), "no error");
+}
+
+// Idf-weighted overlaps: identical strings agree fully, a rare shared character counts
+// for more than a common one, and containment shows on one side only.
+TEST(WeightedMeasures, WeighCharactersByIdf) {
+  const auto weights = TermWeights::parse("documents\t100\n路\t90\n梓\t1\n旺\t1\n小\t50\n区\t50\n", "w");
+  auto measures = [&](std::u32string_view a, std::u32string_view b) {
+    std::vector<float> out;
+    add_weighted_cosines(a, b, weights, out);
+    add_weighted_coverage(a, b, weights, out);
+    return out;  // char cos, bigram cos, char a-in-b share/missing, b-in-a, bigram .., lcs a, lcs b
+  };
+  const auto same = measures(U"梓旺小区", U"梓旺小区");
+  EXPECT_NEAR(same[0], 1.0f, 1e-6);
+  EXPECT_NEAR(same[1], 1.0f, 1e-6);
+  EXPECT_NEAR(same[2], 1.0f, 1e-6);
+  EXPECT_NEAR(same[3], 0.0f, 1e-6);
+  EXPECT_NEAR(same[10], 1.0f, 1e-6);
+  const auto rare = measures(U"梓路", U"梓区");
+  const auto common = measures(U"小路", U"小区");
+  EXPECT_GT(rare[0], common[0]);
+  const auto inside = measures(U"梓旺", U"梓旺小区");
+  EXPECT_NEAR(inside[2], 1.0f, 1e-6);  // all of a is in b
+  EXPECT_LT(inside[4], 1.0f);          // not all of b is in a
+  EXPECT_GT(inside[5], 0.0f);
+  EXPECT_NEAR(inside[10], 1.0f, 1e-6);
+  EXPECT_LT(inside[11], 1.0f);
+  const auto single = measures(U"梓", U"梓旺");
+  EXPECT_EQ(single[1], -1.0f);  // no bigram in "梓"
 }
 
 TEST(MatchHead, FeaturesTrainedForAnotherBuildAreAClearError) {

@@ -12,5 +12,6 @@ int run_profile(int argc, char** argv, int first);
 int run_parse(int argc, char** argv, int first);
 int run_train_parser(int argc, char** argv, int first);
 int run_features(int argc, char** argv, int first);
+int run_term_weights(int argc, char** argv, int first);
 
 }  // namespace geoalign::cli

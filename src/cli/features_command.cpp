@@ -19,7 +19,8 @@ namespace geoalign::cli {
 int run_features(int argc, char** argv, int first) {
   Args args("features",
             {{"parser", true, "parser folder (tagger.bin, divisions.tsv)", "models/default/parser"},
-             {"model", true, "also print this model's encoder probabilities (before any match head)", ""}},
+             {"term-weights", true, "idf table of characters and bigrams", "models/default/term_weights.tsv"},
+            {"model", true, "also print this model's encoder probabilities (before any match head)", ""}},
             "[FILE|-]  addr1<TAB>addr2[<TAB>label...] rows (default: standard input)");
   args.parse(argc, argv, first);
   if (args.flag("help")) {
@@ -28,6 +29,7 @@ int run_features(int argc, char** argv, int first) {
   }
   if (args.positional().size() > 1) throw UsageError("at most one input file");
   const AddressParser parser = AddressParser::load(args.value("parser"));
+  const auto weights = match::TermWeights::load(args.value("term-weights"));
   const std::string input = args.positional().empty() ? "-" : args.positional()[0];
   InputFile file(input);
   PairReader reader(file.stream());
@@ -52,7 +54,7 @@ int run_features(int argc, char** argv, int first) {
       continue;
     }
     const auto& pair = std::get<PairRow>(row);
-    std::vector<float> values = match::pair_features(parser.parse(pair.a), parser.parse(pair.b));
+    std::vector<float> values = match::pair_features(parser.parse(pair.a), parser.parse(pair.b), weights);
     if (encoder) {
       const auto& folder = *encoder;
       const text::EncodedInput encoded = folder.tokenizer.encode_pair(

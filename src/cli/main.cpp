@@ -21,6 +21,7 @@ constexpr const char* kUsage =
     "  parse     split addresses into elements and complete their admin levels\n"
     "  train-parser  train the element tagger on CoNLL-tagged addresses\n"
     "  features  the match head's pair features as TSV (for training and inspection)\n"
+    "  term-weights  idf of characters and bigrams over addresses (for training the head)\n"
     "  serve     HTTP server with dynamic batching (KServe v2 compatible)\n"
     "  loadtest  load an HTTP endpoint and report throughput and latency\n"
     "\n"
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
     if (command == "parse") return geoalign::cli::run_parse(argc, argv, 2);
     if (command == "train-parser") return geoalign::cli::run_train_parser(argc, argv, 2);
     if (command == "features") return geoalign::cli::run_features(argc, argv, 2);
+    if (command == "term-weights") return geoalign::cli::run_term_weights(argc, argv, 2);
     if (command == "serve") return geoalign::cli::run_serve(argc, argv, 2);
     if (command == "loadtest") return geoalign::cli::run_loadtest(argc, argv, 2);
     std::fprintf(stderr, "geoalign: unknown command '%s'\n\n%s", command.c_str(), kUsage);

@@ -17,11 +17,12 @@ std::unique_ptr<MatchHead> MatchHead::load(const std::filesystem::path& model_di
   std::vector<GradientBoostedTrees::FileTree> tree_parts;
   const nlohmann::json j = GradientBoostedTrees::read_file(file, tree_parts);
   std::vector<std::string> names;
-  std::string parser_dir;
+  std::string parser_dir, weights_file;
   try {
     if (j.at("format").get<std::string>() != kFormat) throw Error(where + ": format is not " + kFormat);
     names = j.at("features").get<std::vector<std::string>>();
     parser_dir = j.at("parser").get<std::string>();
+    weights_file = j.at("term_weights").get<std::string>();
   } catch (const nlohmann::json::exception& e) {
     throw Error(where + ": " + e.what());
   }
@@ -38,11 +39,12 @@ std::unique_ptr<MatchHead> MatchHead::load(const std::filesystem::path& model_di
                 std::to_string(num_labels) + " labels");
   }
   auto parser = AddressParser::load(model_dir / parser_dir);
-  return std::unique_ptr<MatchHead>(new MatchHead(std::move(parser), std::move(trees)));
+  auto weights = TermWeights::load(model_dir / weights_file);
+  return std::unique_ptr<MatchHead>(new MatchHead(std::move(parser), std::move(weights), std::move(trees)));
 }
 
 std::vector<float> MatchHead::pair_features(std::string_view a, std::string_view b) const {
-  return match::pair_features(parser_.parse(a), parser_.parse(b));
+  return match::pair_features(parser_.parse(a), parser_.parse(b), weights_);
 }
 
 void MatchHead::probabilities(std::span<const std::span<const float>> pair_features,

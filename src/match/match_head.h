@@ -8,13 +8,15 @@
 
 #include "geoalign/parser.h"
 #include "match/gbdt.h"
+#include "match/term_weights.h"
 
 namespace geoalign::match {
 
 // The feature-augmented match head: it parses both addresses, compares them element by
 // element (match/pair_features.h), and feeds those comparisons with the encoder's class
 // probabilities to boosted trees that give the final probabilities. Lives in a model
-// folder as match_head.json, which names the parser folder it was trained with.
+// folder as match_head.json, which names the parser folder and the term weights file it
+// was trained with.
 class MatchHead {
  public:
   static constexpr const char* kFileName = "match_head.json";
@@ -30,8 +32,10 @@ class MatchHead {
                      std::span<float> out) const;
 
  private:
-  MatchHead(AddressParser parser, GradientBoostedTrees trees) : parser_(std::move(parser)), trees_(std::move(trees)) {}
+  MatchHead(AddressParser parser, TermWeights weights, GradientBoostedTrees trees)
+      : parser_(std::move(parser)), weights_(std::move(weights)), trees_(std::move(trees)) {}
   AddressParser parser_;
+  TermWeights weights_;
   GradientBoostedTrees trees_;
 };
 

@@ -5,8 +5,9 @@
 #include <set>
 #include <string_view>
 
-#include "geo/address_tokens.h"
-#include "text/utf8.h"
+#include "match/element_coverage.h"
+#include "match/string_measures.h"
+#include "match/weighted_measures.h"
 
 namespace geoalign::match {
 
@@ -20,86 +21,6 @@ constexpr std::array<const char*, 18> kComparedTags = {
 constexpr std::size_t kPlaceTags = 16;
 constexpr std::array<const char*, 6> kAdminTags = {"country", "prov", "city", "district", "town", "redundant"};
 
-int chinese_digit(char32_t c) {
-  constexpr std::u32string_view kDigits = U"零一二三四五六七八九";
-  if (c == U'〇') return 0;
-  if (c == U'两') return 2;
-  const auto i = kDigits.find(c);
-  return i == std::u32string_view::npos ? -1 : static_cast<int>(i);
-}
-
-// Chinese numerals to Arabic, so 八号楼 and 8号楼, 二十三栋 and 23栋 compare equal:
-// 十 forms up to 99, and digit-by-digit runs (一二〇 -> 120).
-std::u32string arabic_numerals(const std::u32string& s) {
-  std::u32string out;
-  std::size_t i = 0;
-  while (i < s.size()) {
-    std::size_t j = i;
-    while (j < s.size() && (chinese_digit(s[j]) >= 0 || s[j] == U'十')) ++j;
-    if (j == i) {
-      out += s[i++];
-      continue;
-    }
-    const std::u32string_view run(s.data() + i, j - i);
-    const auto ten = run.find(U'十');
-    long value = -1;
-    if (ten == std::u32string_view::npos) {
-      std::u32string digits;
-      for (const char32_t c : run) digits += static_cast<char32_t>(U'0' + chinese_digit(c));
-      out += digits;
-    } else if (run.size() <= 3 && run.find(U'十', ten + 1) == std::u32string_view::npos) {
-      const int tens = ten == 0 ? 1 : (ten == 1 ? chinese_digit(run[0]) : -1);
-      const int ones = ten + 1 < run.size() ? chinese_digit(run[ten + 1]) : 0;
-      if (tens > 0 && ones >= 0) value = tens * 10 + ones;
-      if (value >= 0) {
-        for (const char c : std::to_string(value)) out += static_cast<char32_t>(c);
-      } else {
-        out += run;
-      }
-    } else {
-      out += run;
-    }
-    i = j;
-  }
-  return out;
-}
-
-std::u32string folded(std::string_view utf8) {
-  std::u32string s = text::decode_utf8(utf8);
-  for (auto& c : s) {
-    c = geo::fold_width(c);
-    if (c >= U'A' && c <= U'Z') c += U'a' - U'A';
-  }
-  return arabic_numerals(s);
-}
-
-std::size_t lcs_length(const std::u32string& a, const std::u32string& b) {
-  std::vector<std::size_t> row(b.size() + 1, 0);
-  for (const char32_t ca : a) {
-    std::size_t diagonal = 0;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = ca == b[j - 1] ? diagonal + 1 : std::max(row[j], row[j - 1]);
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-// Longest run of characters both strings share: a shop or compound name both mention
-// (王妃制衣厂, 彩澜包装), where a subsequence would also count scattered characters.
-std::size_t longest_common_substring(const std::u32string& a, const std::u32string& b) {
-  std::vector<std::size_t> row(b.size() + 1, 0);
-  std::size_t best = 0;
-  for (const char32_t ca : a) {
-    for (std::size_t j = b.size(); j >= 1; --j) {
-      row[j] = ca == b[j - 1] ? row[j - 1] + 1 : 0;
-      best = std::max(best, row[j]);
-    }
-  }
-  return best;
-}
-
 template <typename Set>
 float jaccard(const Set& a, const Set& b) {
   if (a.empty() && b.empty()) return -1.0f;
@@ -112,10 +33,6 @@ std::set<std::u32string> ngrams(const std::u32string& s, std::size_t n) {
   std::set<std::u32string> out;
   for (std::size_t i = 0; i + n <= s.size(); ++i) out.insert(s.substr(i, n));
   return out;
-}
-
-bool contains(const std::u32string& a, const std::u32string& b) {
-  return a.find(b) != std::u32string::npos || b.find(a) != std::u32string::npos;
 }
 
 // LCS over the longer, LCS over the shorter, char and bigram Jaccard, containment, the
@@ -287,6 +204,21 @@ std::vector<std::string> make_names() {
       names.push_back(std::string(tag) + "_" + m);
     }
   }
+  for (const char* side : {"a_in_b", "b_in_a"}) {
+    for (const char* m : {"equal_share", "found_share", "finest_found", "finest_missing", "lcs_mean"}) {
+      names.push_back(std::string("elements_") + side + "_" + m);
+    }
+  }
+  for (const char* n : {"finest_b_rank", "finest_b_in_a", "finest_a_rank", "finest_a_in_b"}) names.push_back(n);
+  for (const char* part : {"all", "tail"}) {
+    for (const char* m : {"idf_char_cosine", "idf_bigram_cosine"}) names.push_back(std::string(part) + "_" + m);
+  }
+  for (const char* gram : {"char", "bigram"}) {
+    for (const char* side : {"a_in_b", "b_in_a"}) {
+      for (const char* m : {"share", "missing"}) names.push_back(std::string("idf_") + gram + "_" + side + "_" + m);
+    }
+  }
+  for (const char* n : {"idf_lcs_share_a", "idf_lcs_share_b"}) names.push_back(n);
   return names;
 }
 
@@ -297,7 +229,7 @@ const std::vector<std::string>& pair_feature_names() {
   return names;
 }
 
-std::vector<float> pair_features(const ParsedAddress& a, const ParsedAddress& b) {
+std::vector<float> pair_features(const ParsedAddress& a, const ParsedAddress& b, const TermWeights& weights) {
   std::vector<float> out;
   out.reserve(pair_feature_names().size());
   const std::u32string fa = folded(a.text), fb = folded(b.text);
@@ -327,6 +259,10 @@ std::vector<float> pair_features(const ParsedAddress& a, const ParsedAddress& b)
     const std::u32string da = digits_of(ea), db = digits_of(eb);
     out.push_back(both && !da.empty() && !db.empty() ? (da == db ? 1.0f : 0.0f) : -1.0f);
   }
+  add_element_coverage(a, b, out);
+  add_weighted_cosines(fa, fb, weights, out);
+  add_weighted_cosines(ta, tb, weights, out);
+  add_weighted_coverage(fa, fb, weights, out);
   return out;
 }
 

@@ -9,7 +9,7 @@ namespace geoalign::model {
 
 nlohmann::json read_json_file(const std::filesystem::path& path) { return read_json_file(path, nullptr); }
 
-nlohmann::json read_json_file(const std::filesystem::path& path, const nlohmann::json::parser_callback_t& callback) {
+std::string read_whole_file(const std::filesystem::path& path) {
   std::error_code error;
   if (std::filesystem::exists(path, error) && !std::filesystem::is_regular_file(path, error)) {
     throw Error(path.string() + " is not a regular file");
@@ -21,6 +21,11 @@ nlohmann::json read_json_file(const std::filesystem::path& path, const nlohmann:
   std::string text(static_cast<std::size_t>(size), '\0');
   in.seekg(0);
   if (!in.read(text.data(), static_cast<std::streamsize>(text.size()))) throw Error("cannot read " + path.string());
+  return text;
+}
+
+nlohmann::json read_json_file(const std::filesystem::path& path, const nlohmann::json::parser_callback_t& callback) {
+  const std::string text = read_whole_file(path);
   try {
     return nlohmann::json::parse(text, callback);
   } catch (const nlohmann::json::parse_error& e) {

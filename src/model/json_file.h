@@ -6,6 +6,9 @@
 
 namespace geoalign::model {
 
+// A file's bytes, read in one call; errors name the file (a folder in its place too).
+std::string read_whole_file(const std::filesystem::path& path);
+
 // Parses a JSON file; errors name the file and the byte where parsing failed.
 nlohmann::json read_json_file(const std::filesystem::path& path);
 // The same with nlohmann's parser callback, which may consume values as they are parsed

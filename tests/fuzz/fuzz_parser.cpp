@@ -1,6 +1,8 @@
-// libFuzzer: arbitrary bytes as an address for the parser and as a CoNLL file. Invalid
-// input may throw geoalign::Error; anything else (a crash, another exception, an element
-// outside the text) is a bug.
+// libFuzzer: arbitrary bytes as an address for the parser and the match head's pair
+// features, as a CoNLL file and as a term weights file. Invalid input may throw
+// geoalign::Error; anything else (a crash, another exception, an element outside the
+// text, a feature that is not finite) is a bug.
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -11,6 +13,8 @@
 #include "geo/conll.h"
 #include "geo/tagger_training.h"
 #include "geoalign/parser.h"
+#include "match/pair_features.h"
+#include "match/term_weights.h"
 #include "text/utf8.h"
 
 namespace {
@@ -46,6 +50,11 @@ const geoalign::AddressParser& parser() {
   return instance;
 }
 
+const geoalign::match::TermWeights& term_weights() {
+  static const auto instance = geoalign::match::TermWeights::parse("documents\t10\n路\t9\n朝阳\t2\n", "fuzz weights");
+  return instance;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -56,6 +65,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto& e : parsed.elements) {
       if (e.start >= e.end || e.end > length) std::abort();
     }
+    const auto other = parser().parse("北京市朝阳区建国路88号A栋12室");
+    for (const auto& features : {geoalign::match::pair_features(parsed, other, term_weights()),
+                                 geoalign::match::pair_features(other, parsed, term_weights())}) {
+      if (features.size() != geoalign::match::pair_feature_names().size()) std::abort();
+      for (const float v : features) {
+        if (!std::isfinite(v)) std::abort();
+      }
+    }
+  } catch (const geoalign::Error&) {
+  }
+  try {
+    geoalign::match::TermWeights::parse(input, "fuzz");
   } catch (const geoalign::Error&) {
   }
   try {

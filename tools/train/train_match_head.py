@@ -4,13 +4,18 @@
     /usr/bin/python3 tools/train/train_match_head.py [--model models/default] [--geoalign build/release/geoalign]
 
 The head sees, for each pair, what `geoalign features --model` computes in C++ (string measures,
-element-by-element comparisons of the two parses, admin-chain agreement, granularity)
-plus the encoder's three class probabilities, and gives the final probabilities with
-gradient-boosted trees (scikit-learn's HistGradientBoostingClassifier, class-balanced).
+element-by-element comparisons of the two parses, which elements of each address the other
+names, idf-weighted overlaps, admin-chain agreement, granularity) plus the encoder's three
+class probabilities, and gives the final probabilities with gradient-boosted trees
+(scikit-learn's HistGradientBoostingClassifier, class-balanced).
 Steps (fixed seeds):
+  0. MODEL/term_weights.tsv: the idf of every character and bigram over the training
+     addresses (CCKS and Shenzhen train splits, the NER training file), from
+     `geoalign term-weights`;
   1. features and encoder probabilities for every CCKS and Shenzhen pair, from the C++
      binary itself, so training sees exactly what inference computes;
-  2. trees fitted on the CCKS train split plus the Shenzhen train split. Shenzhen labels
+  2. trees fitted on the CCKS train split plus the Shenzhen train split at a low weight
+     (0.1: it buys binary accuracy at a small cost on the three classes). Shenzhen labels
      only say same place or not: its non-matches join as not_match, and its matches take
      partial_match or exact_match from a first model fitted on CCKS alone (they are not
      all exact: many name one place at different granularity);
@@ -39,6 +44,7 @@ sys.path.insert(0, HERE)
 import data  # noqa: E402
 
 HEAD_FILE = "match_head.json"
+WEIGHTS_FILE = "term_weights.tsv"
 ENCODER_FILES = ["config.json", "vocab.txt", "model.safetensors", "tokenizer_config.json"]
 
 
@@ -46,9 +52,23 @@ def run(cmd):
     return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
 
 
-def pair_table(geoalign, encoder_dir, parser_dir, pairs_path):
+def write_term_weights(geoalign, path):
+    """Idf over training addresses only, so held-out pairs stay unseen."""
+    docs = set()
+    for pairs in (data.CCKS, data.SHENZHEN):
+        for a, b, _ in data.load_pairs(pairs, "train"):
+            docs.update((a, b))
+    docs.update(data.ner_addresses())
+    with open(path, "w", encoding="utf-8") as out:
+        subprocess.run([geoalign, "term-weights"], input="".join(d + "\n" for d in sorted(docs)), stdout=out,
+                       check=True, text=True, encoding="utf-8", stderr=subprocess.DEVNULL)
+    return len(docs)
+
+
+def pair_table(geoalign, encoder_dir, parser_dir, weights_path, pairs_path):
     """Per pair (file order): pair features and encoder probabilities, gold label, split, CV fold."""
-    lines = run([geoalign, "features", "--parser", parser_dir, "--model", encoder_dir, pairs_path]).splitlines()
+    lines = run([geoalign, "features", "--parser", parser_dir, "--term-weights", weights_path, "--model", encoder_dir,
+                 pairs_path]).splitlines()
     names = lines[0].split("\t")[1:-1]
     rows = [line.rstrip("\n").split("\t") for line in open(pairs_path, encoding="utf-8")]
     X, y, split, fold = [], [], [], []
@@ -93,21 +113,21 @@ def balanced_weights(labels):
     return (len(labels) / (3 * counts))[labels]
 
 
-def fit_head(new_model, X, y, X_binary, y_binary):
+def fit_head(new_model, X, y, X_binary, y_binary, binary_weight):
     """CCKS pairs with class-balanced weights, plus binary same-place pairs (see step 2)."""
     first = new_model().fit(X, y, sample_weight=balanced_weights(y))
     p = first.predict_proba(X_binary)
     pseudo = np.where(y_binary == 0, 0, np.where(p[:, 2] > p[:, 1], 2, 1))
-    weights = np.concatenate([balanced_weights(y), np.ones(len(pseudo))])
+    weights = np.concatenate([balanced_weights(y), np.full(len(pseudo), binary_weight)])
     return new_model().fit(np.vstack([X, X_binary]), np.concatenate([y, pseudo]), sample_weight=weights)
 
 
-def cross_validated(new_model, X, y, groups, X_binary, y_binary):
+def cross_validated(new_model, X, y, groups, X_binary, y_binary, binary_weight):
     """Out-of-fold predictions over all CCKS pairs; offsets tuned once on all of them."""
     oof = np.zeros((len(y), 3))
     for k in range(5):
         fit, held = groups != k, groups == k
-        m = fit_head(new_model, X[fit], y[fit], X_binary, y_binary)
+        m = fit_head(new_model, X[fit], y[fit], X_binary, y_binary, binary_weight)
         oof[held] = np.log(m.predict_proba(X[held]) + 1e-9)
     raw = data.macro_f1(y, oof.argmax(1))[0]
     tuned, a, b = tune_offsets(y, oof)
@@ -128,39 +148,45 @@ def main():
     ap.add_argument("--model", default=os.path.join(ROOT, "models", "default"))
     ap.add_argument("--parser", default="parser", help="parser folder, relative to --model")
     ap.add_argument("--geoalign", default=os.path.join(ROOT, "build", "release", "geoalign"))
-    ap.add_argument("--iterations", type=int, default=400)
-    ap.add_argument("--learning-rate", type=float, default=0.05)
-    ap.add_argument("--leaves", type=int, default=63)
-    ap.add_argument("--min-leaf", type=int, default=40, help="fewest pairs in a leaf")
+    ap.add_argument("--iterations", type=int, default=600)
+    ap.add_argument("--learning-rate", type=float, default=0.02)
+    ap.add_argument("--leaves", type=int, default=31)
+    ap.add_argument("--min-leaf", type=int, default=100, help="fewest pairs in a leaf")
+    ap.add_argument("--l2", type=float, default=3.0, help="L2 regularization of leaf values")
+    ap.add_argument("--shenzhen-weight", type=float, default=0.1,
+                    help="weight of each Shenzhen pair against a class-balanced CCKS pair: more helps binary "
+                         "same-place decisions, less the three CCKS classes")
     ap.add_argument("--cv", action="store_true",
                     help="also report 5-fold cross-validated macro-F1 over all CCKS pairs (folds by query address)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     start = time.time()
     parser_dir = os.path.normpath(os.path.join(args.model, args.parser))
+    weights_path = os.path.join(args.model, WEIGHTS_FILE)
+    documents = write_term_weights(args.geoalign, weights_path)
 
     with tempfile.TemporaryDirectory() as encoder_only:
         # The encoder's own probabilities: the folder without its head.
         for name in ENCODER_FILES:
             if os.path.exists(os.path.join(args.model, name)):
                 shutil.copy(os.path.join(args.model, name), encoder_only)
-        X, y, split, names, groups = pair_table(args.geoalign, encoder_only, parser_dir, data.CCKS)
-        Xs, ys, split_s, _, _ = pair_table(args.geoalign, encoder_only, parser_dir, data.SHENZHEN)
+        X, y, split, names, groups = pair_table(args.geoalign, encoder_only, parser_dir, weights_path, data.CCKS)
+        Xs, ys, split_s, _, _ = pair_table(args.geoalign, encoder_only, parser_dir, weights_path, data.SHENZHEN)
     train, dev, test = split == "train", split == "dev", split == "test"
 
     def new_model():
         return HistGradientBoostingClassifier(max_iter=args.iterations, learning_rate=args.learning_rate,
                                               max_leaf_nodes=args.leaves, min_samples_leaf=args.min_leaf,
-                                              l2_regularization=1.0, early_stopping=False, random_state=args.seed)
+                                              l2_regularization=args.l2, early_stopping=False, random_state=args.seed)
 
     sz_train = split_s == "train"
-    clf = fit_head(new_model, X[train], y[train], Xs[sz_train], ys[sz_train])
+    clf = fit_head(new_model, X[train], y[train], Xs[sz_train], ys[sz_train], args.shenzhen_weight)
 
     best = tune_offsets(y[dev], np.log(clf.predict_proba(X[dev]) + 1e-9))
     offsets = [0.0, best[1], best[2]]
 
     bias, trees = export_trees(clf, offsets)
-    head = {"format": "geoalign-match-head-1", "parser": args.parser, "features": names,
+    head = {"format": "geoalign-match-head-1", "parser": args.parser, "term_weights": WEIGHTS_FILE, "features": names,
             "classes": data.LABELS, "bias": bias, "trees": trees}
     with open(os.path.join(args.model, HEAD_FILE), "w", encoding="utf-8") as f:
         json.dump(head, f, separators=(",", ":"))
@@ -188,25 +214,30 @@ def main():
     max_diff = float(np.abs(ours - theirs).max())
 
     report = (f"match head: {len(trees)} trees on {len(names)} features, trained on {int(train.sum())} CCKS train pairs "
-              f"+ {int(sz_train.sum())} Shenzhen train pairs in {time.time() - start:.0f} s, seed {args.seed}; offsets {offsets[1:]} (partial, exact) tuned on dev\n"
+              f"+ {int(sz_train.sum())} Shenzhen train pairs (weight {args.shenzhen_weight}) in {time.time() - start:.0f} s, term weights over {documents} addresses, seed {args.seed}; offsets {offsets[1:]} (partial, exact) tuned on dev\n"
               f"  ccks dev: macro-F1 {dev_f1:.4f} per class {[round(c, 4) for c in dev_classes]} ({int(dev.sum())} pairs)\n"
               f"  ccks test: macro-F1 {test_f1:.4f} per class {[round(c, 4) for c in test_classes]} ({int(test.sum())} pairs)\n"
               f"  shenzhen test: binary F1 {sz_f1:.4f} ({int(sz_test.sum())} pairs, partial or exact = match)\n"
               f"  geoalign vs scikit-learn probabilities on ccks test: max |diff| {max_diff:.2e}\n")
     if args.cv:
-        report += cross_validated(new_model, X, y, groups, Xs[sz_train], ys[sz_train])
+        report += cross_validated(new_model, X, y, groups, Xs[sz_train], ys[sz_train], args.shenzhen_weight)
     print(report, end="")
-    # The encoder's own lines stay; an earlier head's report is replaced.
+    # Other sections (the encoder's, the embedding head's) stay; an earlier match head's
+    # report, its first line and the indented lines under it, is replaced in place.
     training_txt = os.path.join(args.model, "TRAINING.txt")
-    kept = []
+    before, after, in_head = [], [], False
     if os.path.exists(training_txt):
         with open(training_txt, encoding="utf-8") as f:
             for line in f:
                 if line.startswith("match head:"):
-                    break
-                kept.append(line)
+                    in_head = True
+                elif in_head and not line.startswith(" "):
+                    in_head = False
+                    after.append(line)
+                elif not in_head:
+                    (after if after else before).append(line)
     with open(training_txt, "w", encoding="utf-8") as f:
-        f.write("".join(kept) + report)
+        f.write("".join(before) + report + "".join(after))
     if max_diff > 1e-4:
         sys.exit(f"geoalign's head disagrees with scikit-learn (max diff {max_diff})")
 

@@ -1,0 +1,23 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace geoalign::match {
+
+// The form both addresses are compared in: UTF-8 decoded, full-width folded, Latin
+// lower-cased, and Chinese numerals written in Arabic digits, so 八号楼 and 8号楼, 二十三栋
+// and 23栋 compare equal. Throws Error on invalid UTF-8.
+std::u32string folded(std::string_view utf8);
+
+std::size_t lcs_length(std::u32string_view a, std::u32string_view b);
+
+// Longest run of characters both strings share: a shop or compound name both mention
+// (王妃制衣厂, 彩澜包装), where a subsequence would also count scattered characters.
+std::size_t longest_common_substring(std::u32string_view a, std::u32string_view b);
+
+// Either string inside the other.
+bool contains(std::u32string_view a, std::u32string_view b);
+
+}  // namespace geoalign::match

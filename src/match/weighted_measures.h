@@ -1,0 +1,24 @@
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "match/term_weights.h"
+
+namespace geoalign::match {
+
+// Comparisons of two folded strings in which each character or bigram counts by its
+// idf (match/term_weights.h). -1 where a string is too short to have a gram.
+
+// Cosine of the idf-weighted character counts, then of the bigram counts.
+void add_weighted_cosines(std::u32string_view a, std::u32string_view b, const TermWeights& weights,
+                          std::vector<float>& out);
+
+// Asymmetric, because a candidate that names only part of the query (or the reverse) is
+// what separates partial from exact matches: for characters, then bigrams, the share of
+// a's idf mass found in b and the mass missing from b, the same for b in a; then the idf
+// mass of the longest common subsequence over a's and over b's.
+void add_weighted_coverage(std::u32string_view a, std::u32string_view b, const TermWeights& weights,
+                           std::vector<float>& out);
+
+}  // namespace geoalign::match
