@@ -12,10 +12,14 @@
 #include "geoalign/matcher.h"
 #include "geoalign/parser.h"
 #include "match/gbdt.h"
+#include "match/match_head.h"
 #include "match/pair_features.h"
+#include "match/remainder_measures.h"
+#include "match/string_measures.h"
 #include "match/term_weights.h"
 #include "match/weighted_measures.h"
 #include "support/temp_dir.h"
+#include "text/utf8.h"
 
 namespace geoalign::match {
 namespace {
@@ -205,6 +209,49 @@ TEST(PairFeatures, ElementCoverageUnifiesBuildingWords) {
   const auto other = pair_features(query, parse(parser, "建邺区弘瑞广场6栋"), weights);
   EXPECT_EQ(other[index_of("finest_b_in_a")], 0.0f);
   EXPECT_LT(other[index_of("elements_b_in_a_equal_share")], 1.0f);
+}
+
+TEST(PairFeatures, ComparedPrefixKeepsWholeCodePoints) {
+  std::string address;
+  for (int i = 0; i < 300; ++i) address += i % 2 ? "路" : "8";
+  const std::string_view prefix = compared_prefix(address);
+  EXPECT_EQ(text::decode_utf8(prefix).size(), kMaxComparedChars);
+  EXPECT_EQ(prefix, std::string_view(address).substr(0, prefix.size()));
+  EXPECT_EQ(compared_prefix("文三路"), "文三路");
+  EXPECT_EQ(compared_prefix(""), "");
+}
+
+// A huge field costs no more than its first kMaxComparedChars code points: without the
+// cap the subsequence measures would take minutes on this pair.
+TEST(MatchHead, HugeAddressesAreComparedByTheirPrefix) {
+  const auto dir = source_dir() / "models/default";
+  if (!std::filesystem::exists(dir / "match_head.json")) GTEST_SKIP() << "no shipped match head";
+  const auto head = MatchHead::load(dir, 3);
+  std::string huge;
+  for (int i = 0; i < 100000; ++i) huge += "杭州市文三路";
+  const auto f = head->pair_features(huge, huge + "90号");
+  ASSERT_EQ(f.size(), pair_feature_names().size());
+  for (const float v : f) EXPECT_TRUE(std::isfinite(v));
+}
+
+// A candidate in map-POI form: the query names its shop, the candidate adds its branch.
+TEST(RemainderMeasures, LocateTheSharedRunAndWhatIsLeft) {
+  std::vector<float> f;
+  add_remainder_measures(folded("秣陵街道欣旺路1号世纪华联超市"), folded("凤仪街6-101号世纪华联超市(欣旺花苑店)"), f);
+  const std::vector<float> expected = {
+      0,      // the shared run 号世纪华联超市 ends the query
+      7,      // (欣旺花苑店) follows it in the candidate
+      0,      // and nothing once the branch is dropped
+      1,      // one direction word: the bracket
+      0, 0,   // no unit words
+      10, 2,  // 凤仪6-0(花苑店) are only in the candidate, 6 and 0 digits
+      4, 0};  // 秣陵道路 only in the query
+  EXPECT_EQ(f, expected);
+  std::vector<float> none;
+  add_remainder_measures(U"甲乙", U"丙丁", none);
+  EXPECT_EQ(none[0], -1.0f);
+  EXPECT_EQ(none[1], -1.0f);
+  EXPECT_EQ(none[2], -1.0f);
 }
 
 TEST(TermWeights, CountedFileReadsBackAsIdf) {

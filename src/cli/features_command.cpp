@@ -54,7 +54,8 @@ int run_features(int argc, char** argv, int first) {
       continue;
     }
     const auto& pair = std::get<PairRow>(row);
-    std::vector<float> values = match::pair_features(parser.parse(pair.a), parser.parse(pair.b), weights);
+    std::vector<float> values = match::pair_features(parser.parse(match::compared_prefix(pair.a)),
+                                                      parser.parse(match::compared_prefix(pair.b)), weights);
     if (encoder) {
       const auto& folder = *encoder;
       const text::EncodedInput encoded = folder.tokenizer.encode_pair(

@@ -15,20 +15,6 @@ constexpr std::array<std::string_view, 12> kInnerTags = {"devzone", "community",
                                                          "roadno",  "subroadno", "poi",     "subpoi",
                                                          "houseno", "cellno",    "floorno", "roomno"};
 
-std::u32string unify_building_words(std::u32string s) {
-  auto replace_all = [&](std::u32string_view from, std::u32string_view to) {
-    for (std::size_t at = s.find(from); at != std::u32string::npos; at = s.find(from, at + to.size())) {
-      s.replace(at, from.size(), to);
-    }
-  };
-  replace_all(U"号楼", U"#");
-  replace_all(U"号院", U"院");
-  for (auto& c : s) {
-    if (c == U'栋' || c == U'幢' || c == U'座') c = U'#';
-  }
-  return s;
-}
-
 struct InnerElement {
   long rank;
   std::u32string text;

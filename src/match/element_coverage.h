@@ -10,7 +10,7 @@ namespace geoalign::match {
 // the other address also names. The annotation behind exact and partial matches turns on
 // this: a candidate that names the query's compound and building is exact, one that
 // stops at the compound or names another building in it is partial. Building words are
-// unified first (8栋, 8幢, 8座, 8号楼 -> 8#).
+// unified first (match/string_measures.h).
 //
 // For a in b, then b in a: the share of elements that equal one of the other's elements,
 // the share found anywhere in the other's text, the rank of the finest element found and

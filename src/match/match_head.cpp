@@ -44,7 +44,7 @@ std::unique_ptr<MatchHead> MatchHead::load(const std::filesystem::path& model_di
 }
 
 std::vector<float> MatchHead::pair_features(std::string_view a, std::string_view b) const {
-  return match::pair_features(parser_.parse(a), parser_.parse(b), weights_);
+  return match::pair_features(parser_.parse(compared_prefix(a)), parser_.parse(compared_prefix(b)), weights_);
 }
 
 void MatchHead::probabilities(std::span<const std::span<const float>> pair_features,

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "match/element_coverage.h"
+#include "match/remainder_measures.h"
 #include "match/string_measures.h"
 #include "match/weighted_measures.h"
 
@@ -219,6 +220,11 @@ std::vector<std::string> make_names() {
     }
   }
   for (const char* n : {"idf_lcs_share_a", "idf_lcs_share_b"}) names.push_back(n);
+  for (const char* n : {"shared_run_after_a", "shared_run_after_b", "shared_run_after_b_trunk", "direction_words_b",
+                        "unit_words_a", "unit_words_b", "chars_only_in_b", "digits_only_in_b", "chars_only_in_a",
+                        "digits_only_in_a"}) {
+    names.push_back(n);
+  }
   return names;
 }
 
@@ -227,6 +233,15 @@ std::vector<std::string> make_names() {
 const std::vector<std::string>& pair_feature_names() {
   static const std::vector<std::string> names = make_names();
   return names;
+}
+
+std::string_view compared_prefix(std::string_view utf8) {
+  std::size_t chars = 0;
+  for (std::size_t i = 0; i < utf8.size(); ++i) {
+    // A code point starts at every byte that is not a continuation byte (10xxxxxx).
+    if ((static_cast<unsigned char>(utf8[i]) & 0xC0) != 0x80 && chars++ == kMaxComparedChars) return utf8.substr(0, i);
+  }
+  return utf8;
 }
 
 std::vector<float> pair_features(const ParsedAddress& a, const ParsedAddress& b, const TermWeights& weights) {
@@ -263,6 +278,7 @@ std::vector<float> pair_features(const ParsedAddress& a, const ParsedAddress& b,
   add_weighted_cosines(fa, fb, weights, out);
   add_weighted_cosines(ta, tb, weights, out);
   add_weighted_coverage(fa, fb, weights, out);
+  add_remainder_measures(fa, fb, out);
   return out;
 }
 

@@ -89,6 +89,20 @@ std::size_t longest_common_substring(std::u32string_view a, std::u32string_view 
   return best;
 }
 
+std::u32string unify_building_words(std::u32string s) {
+  auto replace_all = [&](std::u32string_view from, std::u32string_view to) {
+    for (std::size_t at = s.find(from); at != std::u32string::npos; at = s.find(from, at + to.size())) {
+      s.replace(at, from.size(), to);
+    }
+  };
+  replace_all(U"号楼", U"#");
+  replace_all(U"号院", U"院");
+  for (auto& c : s) {
+    if (c == U'栋' || c == U'幢' || c == U'座') c = U'#';
+  }
+  return s;
+}
+
 bool contains(std::u32string_view a, std::u32string_view b) {
   return a.find(b) != std::u32string::npos || b.find(a) != std::u32string::npos;
 }

@@ -11,6 +11,9 @@ namespace geoalign::match {
 // and 23栋 compare equal. Throws Error on invalid UTF-8.
 std::u32string folded(std::string_view utf8);
 
+// Building words in one form: 8栋, 8幢, 8座 and 8号楼 all become 8#, and 号院 becomes 院.
+std::u32string unify_building_words(std::u32string s);
+
 std::size_t lcs_length(std::u32string_view a, std::u32string_view b);
 
 // Longest run of characters both strings share: a shop or compound name both mention
