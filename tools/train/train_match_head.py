@@ -5,7 +5,8 @@
 
 The head sees, for each pair, what `geoalign features --model` computes in C++ (string measures,
 element-by-element comparisons of the two parses, which elements of each address the other
-names, idf-weighted overlaps, admin-chain agreement, granularity) plus the encoder's three
+names, idf-weighted overlaps, where the longest shared run ends and what each address
+leaves over, admin-chain agreement, granularity) plus the encoder's three
 class probabilities, and gives the final probabilities with gradient-boosted trees
 (scikit-learn's HistGradientBoostingClassifier, class-balanced).
 Steps (fixed seeds):
@@ -61,7 +62,7 @@ def write_term_weights(geoalign, path):
     docs.update(data.ner_addresses())
     with open(path, "w", encoding="utf-8") as out:
         subprocess.run([geoalign, "term-weights"], input="".join(d + "\n" for d in sorted(docs)), stdout=out,
-                       check=True, text=True, encoding="utf-8", stderr=subprocess.DEVNULL)
+                       check=True, text=True, encoding="utf-8")
     return len(docs)
 
 
