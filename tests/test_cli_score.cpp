@@ -108,6 +108,17 @@ TEST(CliEval, ReportsModelAndBaselineSideBySide) {
   const auto json = read_file(dir / "json");
   EXPECT_NE(json.find("\"lcs_baseline\""), std::string::npos);
   EXPECT_NE(json.find("\"confusion\""), std::string::npos);
+  EXPECT_EQ(err.find("--binary"), std::string::npos) << "no hint for a file with exact matches";
+}
+
+TEST(CliEval, SamePlaceLabelsWithoutBinaryGetAHint) {
+  TempDir dir;
+  write_file(dir / "same_place.tsv", "北京市朝阳区建国路88号\t北京朝阳建国路88号\t1\n杭州\t广州\t0\n");
+  const std::string base = std::string(GEOALIGN_CLI) + " eval --model " + fixture_model().string() + " --data " +
+                           (dir / "same_place.tsv").string() + " >/dev/null 2>" + (dir / "err").string();
+  ASSERT_EQ(WEXITSTATUS(std::system(base.c_str())), 0);
+  EXPECT_NE(read_file(dir / "err").find("run with --binary"), std::string::npos) << read_file(dir / "err");
+  ASSERT_EQ(WEXITSTATUS(std::system((base + " --binary").c_str())), 0);
 }
 
 }  // namespace

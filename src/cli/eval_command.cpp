@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -106,6 +107,15 @@ int run_eval(int argc, char** argv, int first) {
     gold.push_back(label);
   }
   if (pairs.empty()) throw Error(args.value("data") + " holds no labelled pairs");
+  // Same-place files (Shenzhen-style 0/1) read as three classes would score every match
+  // as a missed partial_match; say so rather than print a misleading table.
+  const bool no_exact = std::find(gold.begin(), gold.end(), 2) == gold.end();
+  if (!binary && no_exact && std::find(gold.begin(), gold.end(), 1) != gold.end()) {
+    std::fprintf(stderr,
+                 "%s: no label is 2 (exact_match); if 1 means \"same place\" here, run with --binary "
+                 "(now 1 reads as partial_match)\n",
+                 args.value("data").c_str());
+  }
 
   MatcherOptions options;
   options.threads = static_cast<int>(args.integer("threads", 0, 1024));
