@@ -237,7 +237,8 @@ TEST(MatchHead, HugeAddressesAreComparedByTheirPrefix) {
 // A candidate in map-POI form: the query names its shop, the candidate adds its branch.
 TEST(RemainderMeasures, LocateTheSharedRunAndWhatIsLeft) {
   std::vector<float> f;
-  add_remainder_measures(folded("秣陵街道欣旺路1号世纪华联超市"), folded("凤仪街6-101号世纪华联超市(欣旺花苑店)"), f);
+  const auto a = folded("秣陵街道欣旺路1号世纪华联超市"), b = folded("凤仪街6-101号世纪华联超市(欣旺花苑店)");
+  add_remainder_measures(a, b, unify_building_words(a), unify_building_words(b), f);
   const std::vector<float> expected = {
       0,      // the shared run 号世纪华联超市 ends the query
       7,      // (欣旺花苑店) follows it in the candidate
@@ -248,7 +249,7 @@ TEST(RemainderMeasures, LocateTheSharedRunAndWhatIsLeft) {
       4, 0};  // 秣陵道路 only in the query
   EXPECT_EQ(f, expected);
   std::vector<float> none;
-  add_remainder_measures(U"甲乙", U"丙丁", none);
+  add_remainder_measures(U"甲乙", U"丙丁", U"甲乙", U"丙丁", none);
   EXPECT_EQ(none[0], -1.0f);
   EXPECT_EQ(none[1], -1.0f);
   EXPECT_EQ(none[2], -1.0f);

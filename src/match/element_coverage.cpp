@@ -25,8 +25,8 @@ struct Side {
   std::u32string text;
 };
 
-Side inner_side(const ParsedAddress& p) {
-  Side side{{}, unify_building_words(folded(p.text))};
+Side inner_side(const ParsedAddress& p, std::u32string_view unified_text) {
+  Side side{{}, std::u32string(unified_text)};
   for (const auto& e : p.elements) {
     const auto it = std::find(kInnerTags.begin(), kInnerTags.end(), e.tag);
     if (it == kInnerTags.end()) continue;
@@ -80,8 +80,9 @@ void add_finest_found_in(const Side& x, const Side& y, std::vector<float>& out) 
 
 }  // namespace
 
-void add_element_coverage(const ParsedAddress& a, const ParsedAddress& b, std::vector<float>& out) {
-  const Side sa = inner_side(a), sb = inner_side(b);
+void add_element_coverage(const ParsedAddress& a, const ParsedAddress& b, std::u32string_view unified_a,
+                          std::u32string_view unified_b, std::vector<float>& out) {
+  const Side sa = inner_side(a, unified_a), sb = inner_side(b, unified_b);
   add_found_in(sa, sb, out);
   add_found_in(sb, sa, out);
   add_finest_found_in(sb, sa, out);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <string_view>
 #include <vector>
 
 #include "geoalign/parser.h"
@@ -17,6 +18,8 @@ namespace geoalign::match {
 // of the finest not found (0 = devzone .. 11 = room), and the mean over elements of the
 // best LCS ratio against the other's elements. Then, for b's finest element and a's: its
 // rank and whether the other's text contains it. -1 where there is nothing to compare.
-void add_element_coverage(const ParsedAddress& a, const ParsedAddress& b, std::vector<float>& out);
+// unified_a and unified_b are the whole texts, folded with building words unified.
+void add_element_coverage(const ParsedAddress& a, const ParsedAddress& b, std::u32string_view unified_a,
+                          std::u32string_view unified_b, std::vector<float>& out);
 
 }  // namespace geoalign::match

@@ -49,7 +49,7 @@ void add_string_measures(const std::u32string& a, const std::u32string& b, std::
   out.push_back(jaccard(ngrams(a, 1), ngrams(b, 1)));
   out.push_back(jaccard(ngrams(a, 2), ngrams(b, 2)));
   out.push_back(contains(a, b) ? 1.0f : 0.0f);
-  const auto common = static_cast<float>(longest_common_substring(a, b));
+  const auto common = static_cast<float>(longest_shared_run(a, b).length);
   out.push_back(common);
   out.push_back(common / static_cast<float>(std::min(a.size(), b.size())));
 }
@@ -77,7 +77,7 @@ void add_group_measures(const ParsedAddress& a, const ParsedAddress& b, std::ini
   for (const auto& x : ta) {
     for (const auto& y : tb) {
       any_equal = any_equal || x == y;
-      const std::size_t common = longest_common_substring(x, y);
+      const std::size_t common = longest_shared_run(x, y).length;
       longest = std::max(longest, common);
       longest_share = std::max(longest_share, static_cast<float>(common) / static_cast<float>(std::min(x.size(), y.size())));
     }
@@ -274,11 +274,12 @@ std::vector<float> pair_features(const ParsedAddress& a, const ParsedAddress& b,
     const std::u32string da = digits_of(ea), db = digits_of(eb);
     out.push_back(both && !da.empty() && !db.empty() ? (da == db ? 1.0f : 0.0f) : -1.0f);
   }
-  add_element_coverage(a, b, out);
+  const std::u32string ua = unify_building_words(fa), ub = unify_building_words(fb);
+  add_element_coverage(a, b, ua, ub, out);
   add_weighted_cosines(fa, fb, weights, out);
   add_weighted_cosines(ta, tb, weights, out);
   add_weighted_coverage(fa, fb, weights, out);
-  add_remainder_measures(fa, fb, out);
+  add_remainder_measures(fa, fb, ua, ub, out);
   return out;
 }
 

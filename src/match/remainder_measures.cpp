@@ -11,22 +11,6 @@ namespace geoalign::match {
 
 namespace {
 
-struct SharedRun {
-  std::size_t length = 0, end_a = 0, end_b = 0;
-};
-
-SharedRun longest_shared_run(std::u32string_view a, std::u32string_view b) {
-  std::vector<std::size_t> row(b.size() + 1, 0);
-  SharedRun best;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    for (std::size_t j = b.size(); j >= 1; --j) {
-      row[j] = a[i] == b[j - 1] ? row[j - 1] + 1 : 0;
-      if (row[j] > best.length) best = {row[j], i + 1, j};
-    }
-  }
-  return best;
-}
-
 std::u32string_view without_trailing_branch(std::u32string_view s) {
   if (s.empty() || s.back() != U')') return s;
   const std::size_t open = s.rfind(U'(');
@@ -58,8 +42,8 @@ void add_only_in(std::u32string_view x, std::u32string_view y, std::vector<float
 
 }  // namespace
 
-void add_remainder_measures(std::u32string_view a, std::u32string_view b, std::vector<float>& out) {
-  const std::u32string ua = unify_building_words(std::u32string(a)), ub = unify_building_words(std::u32string(b));
+void add_remainder_measures(std::u32string_view a, std::u32string_view b, std::u32string_view ua,
+                            std::u32string_view ub, std::vector<float>& out) {
   const SharedRun run = longest_shared_run(ua, ub);
   const std::u32string_view trunk = without_trailing_branch(ub);
   const SharedRun trunk_run = longest_shared_run(ua, trunk);

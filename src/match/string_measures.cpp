@@ -77,13 +77,13 @@ std::size_t lcs_length(std::u32string_view a, std::u32string_view b) {
   return row[b.size()];
 }
 
-std::size_t longest_common_substring(std::u32string_view a, std::u32string_view b) {
+SharedRun longest_shared_run(std::u32string_view a, std::u32string_view b) {
   std::vector<std::size_t> row(b.size() + 1, 0);
-  std::size_t best = 0;
-  for (const char32_t ca : a) {
+  SharedRun best;
+  for (std::size_t i = 0; i < a.size(); ++i) {
     for (std::size_t j = b.size(); j >= 1; --j) {
-      row[j] = ca == b[j - 1] ? row[j - 1] + 1 : 0;
-      best = std::max(best, row[j]);
+      row[j] = a[i] == b[j - 1] ? row[j - 1] + 1 : 0;
+      if (row[j] > best.length) best = {row[j], i + 1, j};
     }
   }
   return best;

@@ -17,8 +17,12 @@ std::u32string unify_building_words(std::u32string s);
 std::size_t lcs_length(std::u32string_view a, std::u32string_view b);
 
 // Longest run of characters both strings share: a shop or compound name both mention
-// (王妃制衣厂, 彩澜包装), where a subsequence would also count scattered characters.
-std::size_t longest_common_substring(std::u32string_view a, std::u32string_view b);
+// (王妃制衣厂, 彩澜包装), where a subsequence would also count scattered characters. Its
+// ends are offsets one past its last character; the first such run in a wins.
+struct SharedRun {
+  std::size_t length = 0, end_a = 0, end_b = 0;
+};
+SharedRun longest_shared_run(std::u32string_view a, std::u32string_view b);
 
 // Either string inside the other.
 bool contains(std::u32string_view a, std::u32string_view b);
