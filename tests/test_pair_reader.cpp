@@ -47,7 +47,7 @@ TEST(PairReader, HeaderOnlyCountsOnTheFirstLine) {
 }
 
 TEST(PairReader, OversizedLine) {
-  const auto rows = read_all(std::string(PairReader::kMaxLineBytes + 10, 'x') + "\t北京\n");
+  const auto rows = read_all(std::string(LineReader::kMaxLineBytes + 10, 'x') + "\t北京\n");
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_NE(std::get<BadRow>(rows[0]).reason.find("longer than"), std::string::npos);
 }

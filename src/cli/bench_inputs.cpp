@@ -10,7 +10,7 @@ namespace geoalign::cli {
 std::vector<AddressPair> read_valid_pairs(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot open --input " + path);
-  PairReader reader(in);
+  PairReader reader(in, path);
   std::vector<AddressPair> pairs;
   std::size_t bad = 0;
   std::variant<PairRow, BadRow> row;

@@ -84,7 +84,7 @@ int run_eval(int argc, char** argv, int first) {
 
   std::ifstream in(args.value("data"), std::ios::binary);
   if (!in) throw Error("cannot open --data " + args.value("data"));
-  PairReader reader(in);
+  PairReader reader(in, args.value("data"));
   std::vector<AddressPair> pairs;
   std::vector<int> gold;
   std::size_t skipped = 0;

@@ -32,7 +32,7 @@ int run_features(int argc, char** argv, int first) {
   const auto weights = match::TermWeights::load(args.value("term-weights"));
   const std::string input = args.positional().empty() ? "-" : args.positional()[0];
   InputFile file(input);
-  PairReader reader(file.stream());
+  PairReader reader(file.stream(), file.path());
 
   std::optional<model::ModelFolder> encoder;
   if (!args.value("model").empty()) encoder = model::ModelFolder::load(args.value("model"));

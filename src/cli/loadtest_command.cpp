@@ -47,7 +47,7 @@ std::chrono::milliseconds parse_duration(const std::string& text) {
 std::vector<std::string> request_bodies(const std::string& path, const std::string& url_path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot open --input " + path);
-  PairReader reader(in);
+  PairReader reader(in, path);
   std::vector<std::string> bodies;
   std::variant<PairRow, BadRow> row;
   while (reader.next(row)) {

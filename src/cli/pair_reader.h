@@ -5,6 +5,8 @@
 #include <string>
 #include <variant>
 
+#include "cli/line_reader.h"
+
 namespace geoalign::cli {
 
 struct PairRow {
@@ -24,14 +26,13 @@ struct BadRow {
 // oversized lines all come back as BadRow with their line number.
 class PairReader {
  public:
-  static constexpr std::size_t kMaxLineBytes = 1 << 20;
-
-  explicit PairReader(std::istream& in) : in_(in) {}
+  explicit PairReader(std::istream& in, std::string source_name = "the input")
+      : lines_(in, std::move(source_name)) {}
+  // False at the end; throws geoalign::Error on a read error.
   bool next(std::variant<PairRow, BadRow>& row);
 
  private:
-  std::istream& in_;
-  std::size_t line_ = 0;
+  LineReader lines_;
 };
 
 }  // namespace geoalign::cli

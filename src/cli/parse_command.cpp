@@ -8,13 +8,12 @@
 #include "cli/commands.h"
 #include "cli/stopwatch.h"
 #include "cli/input_file.h"
-#include "cli/pair_reader.h"
+#include "cli/line_reader.h"
 #include "cli/span_report.h"
 #include "geo/address_parser.h"
 #include "geo/conll.h"
 #include "geo/tagger_eval.h"
 #include "geoalign/parser.h"
-#include "text/utf8.h"
 
 namespace geoalign::cli {
 
@@ -87,33 +86,22 @@ int run_parse(int argc, char** argv, int first) {
   const AddressParser parser = AddressParser::load(args.value("model"));
   const std::string input = args.positional().empty() ? "-" : args.positional()[0];
   InputFile file(input);
-  std::istream& in = file.stream();
+  LineReader lines(file.stream(), input);
 
   const auto start = Clock::now();
-  std::size_t line_number = 0, errors = 0;
-  std::string line;
+  std::size_t count = 0, errors = 0;
   // One output line per input line, so outputs can be pasted beside inputs; a bad line
   // gets an error object in its place.
-  auto fail = [&](const std::string& reason) {
-    ++errors;
-    std::fprintf(stderr, "%s:%zu: %s\n", input.c_str(), line_number, reason.c_str());
-    std::cout << nlohmann::json{{"line", line_number}, {"error", reason}}.dump() << "\n";
-  };
-  while (std::getline(in, line)) {
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.size() > PairReader::kMaxLineBytes) {
-      fail("line is longer than " + std::to_string(PairReader::kMaxLineBytes) + " bytes");
+  for (InputLine line; lines.next(line); ++count) {
+    if (!line.problem.empty()) {
+      ++errors;
+      std::fprintf(stderr, "%s:%zu: %s\n", input.c_str(), line.number, line.problem.c_str());
+      std::cout << nlohmann::json{{"line", line.number}, {"error", line.problem}}.dump() << "\n";
       continue;
     }
-    if (const auto bad = text::find_invalid_utf8(line)) {
-      fail("invalid UTF-8 at byte " + std::to_string(*bad + 1) + " of the line");
-      continue;
-    }
-    std::cout << parse_json(parser.parse(line)).dump() << "\n";
+    std::cout << parse_json(parser.parse(line.text)).dump() << "\n";
   }
-  if (in.bad()) throw Error("read error after line " + std::to_string(line_number) + " of " + input);
-  std::fprintf(stderr, "parsed %zu addresses (%zu errors) in %.2f s\n", line_number - errors, errors,
+  std::fprintf(stderr, "parsed %zu addresses (%zu errors) in %.2f s\n", count - errors, errors,
                seconds_since(start));
   return errors == 0 ? 0 : 1;
 }

@@ -89,7 +89,7 @@ int run_score(int argc, char** argv, int first) {
   const Matcher matcher = Matcher::load(args.value("model"), options);
 
   InputFile file(input);
-  PairReader reader(file.stream());
+  PairReader reader(file.stream(), file.path());
 
   std::fputs(kHeader, stdout);
   std::vector<PairRow> chunk;

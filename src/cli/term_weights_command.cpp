@@ -5,8 +5,8 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/input_file.h"
+#include "cli/line_reader.h"
 #include "match/term_weights.h"
-#include "text/utf8.h"
 
 namespace geoalign::cli {
 
@@ -25,19 +25,16 @@ int run_term_weights(int argc, char** argv, int first) {
   const long min_count = args.integer("min-bigram-count", 1, 1L << 40);
   const std::string input = args.positional().empty() ? "-" : args.positional()[0];
   InputFile file(input);
+  LineReader lines(file.stream(), input);
   match::TermCounter counter;
-  std::string line;
-  std::size_t line_number = 0, bad = 0;
-  while (std::getline(file.stream(), line)) {
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    if (const auto at = text::find_invalid_utf8(line)) {
-      std::fprintf(stderr, "%s:%zu: invalid UTF-8 at byte %zu (skipped)\n", input.c_str(), line_number, *at + 1);
+  std::size_t bad = 0;
+  for (InputLine line; lines.next(line);) {
+    if (!line.problem.empty()) {
+      std::fprintf(stderr, "%s:%zu: %s (skipped)\n", input.c_str(), line.number, line.problem.c_str());
       ++bad;
-      continue;
+    } else if (!line.text.empty()) {
+      counter.add_document(line.text);
     }
-    counter.add_document(line);
   }
   counter.write(std::cout, static_cast<std::uint64_t>(min_count));
   std::fprintf(stderr, "%llu addresses counted%s\n", static_cast<unsigned long long>(counter.documents()),

@@ -1,0 +1,35 @@
+#pragma once
+
+#include <cstddef>
+#include <istream>
+#include <string>
+
+namespace geoalign::cli {
+
+// One line of text input: its number (from 1) and its text without the line ending, or
+// the reason it cannot be used (oversized, invalid UTF-8). Blank lines come back as
+// lines with empty text; what they mean is the caller's business.
+struct InputLine {
+  std::size_t number = 0;
+  std::string text;
+  std::string problem;  // empty when the text is usable
+};
+
+// The checks every line-oriented command needs, in one place: LF or CRLF endings, a size
+// cap, valid UTF-8, and a read error that is not mistaken for the end of the input.
+class LineReader {
+ public:
+  static constexpr std::size_t kMaxLineBytes = 1 << 20;
+
+  LineReader(std::istream& in, std::string source_name) : in_(in), source_name_(std::move(source_name)) {}
+
+  // False at the end of the input; throws geoalign::Error naming the source on a read error.
+  bool next(InputLine& line);
+
+ private:
+  std::istream& in_;
+  std::string source_name_;
+  std::size_t number_ = 0;
+};
+
+}  // namespace geoalign::cli

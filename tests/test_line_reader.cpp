@@ -1,0 +1,69 @@
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <streambuf>
+
+#include "cli/line_reader.h"
+#include "geoalign/error.h"
+
+namespace geoalign::cli {
+namespace {
+
+std::vector<InputLine> read_all(const std::string& input) {
+  std::istringstream in(input);
+  LineReader reader(in, "addresses.txt");
+  std::vector<InputLine> lines;
+  for (InputLine line; reader.next(line);) lines.push_back(line);
+  return lines;
+}
+
+TEST(LineReader, NumbersEveryLineAndStripsCrlf) {
+  const auto lines = read_all("北京\r\n\n上海");
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0].text, "北京");
+  EXPECT_EQ(lines[1].text, "");
+  EXPECT_EQ(lines[2].text, "上海");
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    EXPECT_EQ(lines[i].number, i + 1);
+    EXPECT_TRUE(lines[i].problem.empty()) << lines[i].problem;
+  }
+}
+
+TEST(LineReader, UnusableLinesSayWhyAndTheNextLineIsClean) {
+  const auto lines = read_all("北\xE4\xBA\n" + std::string(LineReader::kMaxLineBytes + 1, 'x') + "\n杭州\n");
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0].problem, "invalid UTF-8 at byte 4 of the line");
+  EXPECT_NE(lines[1].problem.find("longer than"), std::string::npos);
+  EXPECT_TRUE(lines[2].problem.empty());
+  EXPECT_EQ(lines[2].text, "杭州");
+}
+
+// A source that gives one line and then fails, as a disk or pipe can.
+class FailingBuffer : public std::streambuf {
+ public:
+  FailingBuffer() { setg(text_, text_, text_ + 3); }
+
+ protected:
+  int_type underflow() override { throw std::runtime_error("device gone"); }
+
+ private:
+  char text_[4] = "ab\n";
+};
+
+TEST(LineReader, ReadErrorIsNotTheEndOfInput) {
+  FailingBuffer buffer;
+  std::istream in(&buffer);
+  LineReader reader(in, "addresses.txt");
+  InputLine line;
+  ASSERT_TRUE(reader.next(line));
+  EXPECT_EQ(line.text, "ab");
+  try {
+    reader.next(line);
+    FAIL() << "a read error must throw";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "read error after line 1 of addresses.txt");
+  }
+}
+
+}  // namespace
+}  // namespace geoalign::cli
