@@ -20,13 +20,14 @@ struct InnerElement {
   std::u32string text;
 };
 
+// Views the unified text the caller owns for the whole pair.
 struct Side {
   std::vector<InnerElement> elements;
-  std::u32string text;
+  std::u32string_view text;
 };
 
 Side inner_side(const ParsedAddress& p, std::u32string_view unified_text) {
-  Side side{{}, std::u32string(unified_text)};
+  Side side{{}, unified_text};
   for (const auto& e : p.elements) {
     const auto it = std::find(kInnerTags.begin(), kInnerTags.end(), e.tag);
     if (it == kInnerTags.end()) continue;
@@ -51,7 +52,7 @@ void add_found_in(const Side& x, const Side& y, std::vector<float>& out) {
       best_lcs = std::max(best_lcs, static_cast<double>(lcs_length(e.text, other.text)) /
                                         static_cast<double>(std::max(e.text.size(), other.text.size())));
     }
-    const bool found = y.text.find(e.text) != std::u32string::npos;
+    const bool found = y.text.find(e.text) != std::u32string_view::npos;
     equal += any_equal;
     inside += found;
     long& finest = found ? finest_found : finest_missing;
@@ -75,7 +76,7 @@ void add_finest_found_in(const Side& x, const Side& y, std::vector<float>& out) 
     return;
   }
   out.push_back(static_cast<float>(finest->rank));
-  out.push_back(y.text.find(finest->text) != std::u32string::npos ? 1.0f : 0.0f);
+  out.push_back(y.text.find(finest->text) != std::u32string_view::npos ? 1.0f : 0.0f);
 }
 
 }  // namespace
