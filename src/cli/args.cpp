@@ -62,6 +62,18 @@ long Args::integer(const std::string& name, long min, long max) const {
   return v;
 }
 
+std::vector<std::string> Args::list(const std::string& name) const {
+  const std::string text = value(name);
+  std::vector<std::string> items;
+  for (std::size_t start = 0;;) {
+    const auto comma = text.find(',', start);
+    items.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (items.back().empty()) throw UsageError("--" + name + " has an empty item in \"" + text + "\"");
+    if (comma == std::string::npos) return items;
+    start = comma + 1;
+  }
+}
+
 std::string Args::usage() const {
   std::string s = "usage: geoalign " + command_ + " [options] " + positional_help_ + "\n\noptions:\n";
   for (const auto& o : options_) {

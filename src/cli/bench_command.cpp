@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "backend/ops/linear.h"
 #include "backend/threads.h"
@@ -20,16 +19,14 @@ namespace geoalign::cli {
 
 namespace {
 
-
-
-std::vector<std::size_t> parse_sizes(const std::string& text) {
+std::vector<std::size_t> parse_sizes(const Args& args) {
   std::vector<std::size_t> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) {
+  for (const std::string& item : args.list("batch-sizes")) {
     char* end = nullptr;
     const unsigned long v = std::strtoul(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0' || v == 0 || v > 65536) {
-      throw UsageError("--batch-sizes must be comma-separated whole numbers from 1 to 65536, got \"" + text + "\"");
+    if (*end != '\0' || v == 0 || v > 65536) {
+      throw UsageError("--batch-sizes must be comma-separated whole numbers from 1 to 65536, got \"" +
+                       args.value("batch-sizes") + "\"");
     }
     out.push_back(v);
   }
@@ -83,13 +80,11 @@ int run_bench(int argc, char** argv, int first) {
     return 0;
   }
   std::vector<Precision> precisions;
-  for (std::stringstream in(args.value("precision")); !in.eof();) {
-    std::string p;
-    std::getline(in, p, ',');
+  for (const std::string& p : args.list("precision")) {
     precisions.push_back(parse_precision(p));
     model::resolve_precision(precisions.back());  // fail before measuring anything
   }
-  const auto sizes = parse_sizes(args.value("batch-sizes"));
+  const auto sizes = parse_sizes(args);
   const double budget = static_cast<double>(args.integer("seconds", 1, 3600));
   set_num_threads(static_cast<int>(args.integer("threads", 0, 1024)));
   const auto pairs = read_valid_pairs(args.value("input"));

@@ -2,7 +2,6 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "cli/args.h"
 #include "cli/commands.h"
@@ -15,19 +14,18 @@ namespace geoalign::cli {
 
 namespace {
 
-std::vector<double> parse_list(const std::string& text, const std::string& option) {
+std::vector<double> positive_numbers(const Args& args, const std::string& option) {
   std::vector<double> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) {
+  for (const std::string& item : args.list(option)) {
     try {
       std::size_t used = 0;
       out.push_back(std::stod(item, &used));
       if (used != item.size() || out.back() <= 0) throw std::invalid_argument(item);
     } catch (const std::exception&) {
-      throw UsageError("--" + option + " must be a comma-separated list of positive numbers, got \"" + text + "\"");
+      throw UsageError("--" + option + " must be a comma-separated list of positive numbers, got \"" +
+                       args.value(option) + "\"");
     }
   }
-  if (out.empty()) throw UsageError("--" + option + " is empty");
   return out;
 }
 
@@ -95,13 +93,13 @@ int run_loadtest(int argc, char** argv, int first) {
 
   std::vector<loadtest::LoadOptions> levels;
   if (!args.value("rate").empty()) {
-    for (double r : parse_list(args.value("rate"), "rate")) {
+    for (double r : positive_numbers(args, "rate")) {
       auto o = base;
       o.rate = r;
       levels.push_back(o);
     }
   } else {
-    for (double c : parse_list(args.value("concurrency"), "concurrency")) {
+    for (double c : positive_numbers(args, "concurrency")) {
       auto o = base;
       o.concurrency = static_cast<std::size_t>(c);
       levels.push_back(o);

@@ -1,0 +1,34 @@
+#include <gtest/gtest.h>
+
+#include "cli/args.h"
+
+namespace geoalign::cli {
+namespace {
+
+Args parsed(std::vector<std::string> words) {
+  Args args("bench", {{"sizes", true, "", "1,8"}, {"verbose", false, "", ""}}, "");
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  args.parse(static_cast<int>(argv.size()), argv.data(), 0);
+  return args;
+}
+
+TEST(Args, ListSplitsAtCommasAndKeepsTheDefault) {
+  EXPECT_EQ(parsed({}).list("sizes"), (std::vector<std::string>{"1", "8"}));
+  EXPECT_EQ(parsed({"--sizes", "64"}).list("sizes"), (std::vector<std::string>{"64"}));
+  EXPECT_EQ(parsed({"--sizes=a,b,c"}).list("sizes"), (std::vector<std::string>{"a", "b", "c"}));
+}
+
+TEST(Args, ListRejectsEmptyItemsNamingTheOption) {
+  for (const char* bad : {"", "1,,4", "1,4,", ",1"}) {
+    try {
+      parsed({"--sizes", bad}).list("sizes");
+      FAIL() << "accepted \"" << bad << "\"";
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()), std::string("--sizes has an empty item in \"") + bad + "\"");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace geoalign::cli
