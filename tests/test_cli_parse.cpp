@@ -1,4 +1,5 @@
-// `geoalign parse` end to end: one JSON line per input line, and --eval.
+// `geoalign parse` end to end: one JSON line per input line, and --eval; and
+// `geoalign term-weights`, which reads addresses the same way.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -28,7 +29,7 @@ TEST(CliParse, OneOutputLinePerInputLineAndErrorsInPlace) {
   EXPECT_TRUE(nlohmann::json::parse(out[2])["elements"].empty());
   EXPECT_EQ(nlohmann::json::parse(out[3])["text"].get<std::string>().size(), long_line.size());
   EXPECT_EQ(nlohmann::json::parse(out[4])["admin"]["district"], "朝阳区");
-  EXPECT_NE(r.err.find("-:2: invalid UTF-8"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("<stdin>:2: invalid UTF-8"), std::string::npos) << r.err;
 }
 
 TEST(CliParse, EvalScoresSpans) {
@@ -46,6 +47,22 @@ TEST(CliParse, MissingModelFolderIsAClearError) {
   const auto r = run_cli("parse --model /nonexistent/parser", "杭州\n");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("/nonexistent/parser does not exist"), std::string::npos) << r.err;
+}
+
+TEST(CliParse, OptionsThatWouldBeIgnoredAreUsageErrors) {
+  EXPECT_EQ(run_cli("parse --json --model " + shipped_parser(), "杭州\n").exit_code, 2);
+  EXPECT_EQ(run_cli("parse --eval tagged.txt other.txt").exit_code, 2);
+}
+
+// `geoalign term-weights` refuses to write a table no loader accepts, and blank lines are
+// not addresses.
+TEST(CliTermWeights, CountsAddressesAndRefusesAnEmptyInput) {
+  const auto r = run_cli("term-weights", "北京\n  \n\n北京市\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(lines(r.out)[0], "documents\t2");
+  const auto empty = run_cli("term-weights", " \n\n");
+  EXPECT_EQ(empty.exit_code, 1);
+  EXPECT_NE(empty.err.find("<stdin> holds no addresses"), std::string::npos) << empty.err;
 }
 
 }  // namespace

@@ -38,6 +38,13 @@ TEST(LineReader, UnusableLinesSayWhyAndTheNextLineIsClean) {
   EXPECT_EQ(lines[2].text, "杭州");
 }
 
+TEST(LineReader, ByteOrderMarkIsDroppedFromTheFirstLineOnly) {
+  const auto lines = read_all("\xEF\xBB\xBF北京\n\xEF\xBB\xBF上海\n");
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].text, "北京");
+  EXPECT_EQ(lines[1].text, "\xEF\xBB\xBF上海");
+}
+
 // A source that gives one line and then fails, as a disk or pipe can.
 class FailingBuffer : public std::streambuf {
  public:
@@ -61,7 +68,7 @@ TEST(LineReader, ReadErrorIsNotTheEndOfInput) {
     reader.next(line);
     FAIL() << "a read error must throw";
   } catch (const Error& e) {
-    EXPECT_STREQ(e.what(), "read error after line 1 of addresses.txt");
+    EXPECT_STREQ(e.what(), "read error after line 1 of addresses.txt: device gone");
   }
 }
 

@@ -9,7 +9,7 @@ namespace {
 
 std::vector<std::variant<PairRow, BadRow>> read_all(const std::string& input) {
   std::istringstream in(input);
-  PairReader reader(in);
+  PairReader reader(in, "pairs.tsv");
   std::vector<std::variant<PairRow, BadRow>> rows;
   std::variant<PairRow, BadRow> row;
   while (reader.next(row)) rows.push_back(row);

@@ -44,7 +44,10 @@ void Args::parse(int argc, char** argv, int first) {
   }
 }
 
-bool Args::flag(const std::string& name) const { return values_.count(name) != 0; }
+bool Args::flag(const std::string& name) const {
+  find(name);  // a misspelt name is a bug, as it is for value()
+  return values_.count(name) != 0;
+}
 
 std::string Args::value(const std::string& name) const {
   const auto it = values_.find(name);

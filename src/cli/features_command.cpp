@@ -32,7 +32,7 @@ int run_features(int argc, char** argv, int first) {
   const auto weights = match::TermWeights::load(args.value("term-weights"));
   const std::string input = args.positional().empty() ? "-" : args.positional()[0];
   InputFile file(input);
-  PairReader reader(file.stream(), file.path());
+  PairReader reader(file.stream(), file.name());
 
   std::optional<model::ModelFolder> encoder;
   if (!args.value("model").empty()) encoder = model::ModelFolder::load(args.value("model"));
@@ -49,7 +49,7 @@ int run_features(int argc, char** argv, int first) {
   char number[32];
   while (reader.next(row)) {
     if (const auto* bad = std::get_if<BadRow>(&row)) {
-      std::fprintf(stderr, "%s:%zu: %s (skipped)\n", input.c_str(), bad->line, bad->reason.c_str());
+      std::fprintf(stderr, "%s:%zu: %s (skipped)\n", file.name().c_str(), bad->line, bad->reason.c_str());
       ++bad_rows;
       continue;
     }

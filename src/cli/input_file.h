@@ -18,6 +18,8 @@ class InputFile {
   }
   std::istream& stream() { return path_ == "-" ? std::cin : file_; }
   const std::string& path() const { return path_; }
+  // How messages name the input: the path, or <stdin>.
+  std::string name() const { return path_ == "-" ? "<stdin>" : path_; }
 
  private:
   std::string path_;

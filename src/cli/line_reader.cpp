@@ -1,21 +1,58 @@
 #include "cli/line_reader.h"
 
+#include <cstdio>
+#include <iostream>
+
 #include "geoalign/error.h"
 #include "text/utf8.h"
 
 namespace geoalign::cli {
 
+namespace {
+
+constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+
+}  // namespace
+
+// Reads through the stream buffer rather than std::getline so that an endless line costs
+// at most kMaxLineBytes of memory: the rest of it is counted and dropped.
 bool LineReader::next(InputLine& line) {
   line.text.clear();
   line.problem.clear();
-  if (!std::getline(in_, line.text)) {
-    if (in_.bad()) throw Error("read error after line " + std::to_string(number_) + " of " + source_name_);
+  // The sentry flushes std::cout when it is tied to the input, so an interactive user sees
+  // each answer before typing the next line.
+  if (!std::istream::sentry(in_, true)) return false;
+  std::streambuf& buffer = *in_.rdbuf();
+  bool read_any = false;
+  std::size_t dropped = 0;
+  try {
+    for (int c = buffer.sbumpc(); c != std::char_traits<char>::eof(); c = buffer.sbumpc()) {
+      read_any = true;
+      if (c == '\n') break;
+      if (line.text.size() <= kMaxLineBytes) {
+        line.text.push_back(static_cast<char>(c));
+      } else {
+        ++dropped;
+      }
+    }
+  } catch (const std::exception& e) {
+    in_.setstate(std::ios::badbit);
+    throw Error("read error after line " + std::to_string(number_) + " of " + source_name_ + ": " + e.what());
+  }
+  // std::cin reads through stdio, which reports a failed read as the end of the input.
+  if (&in_ == &std::cin && std::ferror(stdin)) {
+    throw Error("read error after line " + std::to_string(number_) + " of " + source_name_);
+  }
+  if (!read_any) {
+    in_.setstate(std::ios::eofbit);
     return false;
   }
   line.number = ++number_;
-  if (!line.text.empty() && line.text.back() == '\r') line.text.pop_back();
+  if (line.number == 1 && line.text.starts_with(kByteOrderMark)) line.text.erase(0, kByteOrderMark.size());
+  if (!line.text.empty() && line.text.back() == '\r' && dropped == 0) line.text.pop_back();
   if (line.text.size() > kMaxLineBytes) {
     line.problem = "line is longer than " + std::to_string(kMaxLineBytes) + " bytes";
+    line.text.clear();
   } else if (const auto bad = text::find_invalid_utf8(line.text)) {
     line.problem = "invalid UTF-8 at byte " + std::to_string(*bad + 1) + " of the line";
   }

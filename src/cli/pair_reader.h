@@ -26,7 +26,7 @@ struct BadRow {
 // oversized lines all come back as BadRow with their line number.
 class PairReader {
  public:
-  explicit PairReader(std::istream& in, std::string source_name = "the input")
+  PairReader(std::istream& in, std::string source_name)
       : lines_(in, std::move(source_name)) {}
   // False at the end; throws geoalign::Error on a read error.
   bool next(std::variant<PairRow, BadRow>& row);

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -52,7 +53,7 @@ int evaluate(const std::filesystem::path& model, const std::string& file, bool j
   const auto start = Clock::now();
   const auto scores = geo::evaluate_tagger(data, gazetteer, tagger);
   const double seconds = seconds_since(start);
-  const double rate = static_cast<double>(data.size()) / seconds;
+  const double rate = static_cast<double>(data.size()) / std::max(seconds, 1e-9);
   if (json) {
     nlohmann::json out = span_report_json(scores);
     out["data"] = file;
@@ -80,13 +81,17 @@ int run_parse(int argc, char** argv, int first) {
     std::cout << args.usage();
     return 0;
   }
-  if (!args.value("eval").empty()) return evaluate(args.value("model"), args.value("eval"), args.flag("json"));
+  if (!args.value("eval").empty()) {
+    if (!args.positional().empty()) throw UsageError("--eval reads its own file; got " + args.positional()[0] + " too");
+    return evaluate(args.value("model"), args.value("eval"), args.flag("json"));
+  }
+  if (args.flag("json")) throw UsageError("--json goes with --eval; parsing always prints JSON lines");
   if (args.positional().size() > 1) throw UsageError("at most one input file");
 
   const AddressParser parser = AddressParser::load(args.value("model"));
   const std::string input = args.positional().empty() ? "-" : args.positional()[0];
   InputFile file(input);
-  LineReader lines(file.stream(), input);
+  LineReader lines(file.stream(), file.name());
 
   const auto start = Clock::now();
   std::size_t count = 0, errors = 0;
@@ -95,7 +100,7 @@ int run_parse(int argc, char** argv, int first) {
   for (InputLine line; lines.next(line); ++count) {
     if (!line.problem.empty()) {
       ++errors;
-      std::fprintf(stderr, "%s:%zu: %s\n", input.c_str(), line.number, line.problem.c_str());
+      std::fprintf(stderr, "%s:%zu: %s\n", file.name().c_str(), line.number, line.problem.c_str());
       std::cout << nlohmann::json{{"line", line.number}, {"error", line.problem}}.dump() << "\n";
       continue;
     }

@@ -89,7 +89,7 @@ int run_score(int argc, char** argv, int first) {
   const Matcher matcher = Matcher::load(args.value("model"), options);
 
   InputFile file(input);
-  PairReader reader(file.stream(), file.path());
+  PairReader reader(file.stream(), file.name());
 
   std::fputs(kHeader, stdout);
   std::vector<PairRow> chunk;
@@ -108,7 +108,7 @@ int run_score(int argc, char** argv, int first) {
   std::variant<PairRow, BadRow> row;
   while (reader.next(row)) {
     if (auto* bad = std::get_if<BadRow>(&row)) {
-      std::fprintf(stderr, "%s:%zu: %s\n", input == "-" ? "<stdin>" : input.c_str(), bad->line, bad->reason.c_str());
+      std::fprintf(stderr, "%s:%zu: %s\n", file.name().c_str(), bad->line, bad->reason.c_str());
       if (on_error == "fail") {
         flush();
         std::fflush(stdout);

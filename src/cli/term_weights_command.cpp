@@ -6,7 +6,9 @@
 #include "cli/commands.h"
 #include "cli/input_file.h"
 #include "cli/line_reader.h"
+#include "geoalign/error.h"
 #include "match/term_weights.h"
+#include "text/unicode.h"
 
 namespace geoalign::cli {
 
@@ -25,17 +27,18 @@ int run_term_weights(int argc, char** argv, int first) {
   const long min_count = args.integer("min-bigram-count", 1, 1L << 40);
   const std::string input = args.positional().empty() ? "-" : args.positional()[0];
   InputFile file(input);
-  LineReader lines(file.stream(), input);
+  LineReader lines(file.stream(), file.name());
   match::TermCounter counter;
   std::size_t bad = 0;
   for (InputLine line; lines.next(line);) {
     if (!line.problem.empty()) {
-      std::fprintf(stderr, "%s:%zu: %s (skipped)\n", input.c_str(), line.number, line.problem.c_str());
+      std::fprintf(stderr, "%s:%zu: %s (skipped)\n", file.name().c_str(), line.number, line.problem.c_str());
       ++bad;
-    } else if (!line.text.empty()) {
+    } else if (!text::unicode::is_blank(line.text)) {
       counter.add_document(line.text);
     }
   }
+  if (counter.documents() == 0) throw Error(file.name() + " holds no addresses");
   counter.write(std::cout, static_cast<std::uint64_t>(min_count));
   std::fprintf(stderr, "%llu addresses counted%s\n", static_cast<unsigned long long>(counter.documents()),
                bad ? (", " + std::to_string(bad) + " skipped").c_str() : "");

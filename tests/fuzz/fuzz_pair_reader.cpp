@@ -9,7 +9,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string input(reinterpret_cast<const char*>(data), size);
   std::istringstream in(input);
-  geoalign::cli::PairReader reader(in);
+  geoalign::cli::PairReader reader(in, "fuzz input");
   std::variant<geoalign::cli::PairRow, geoalign::cli::BadRow> row;
   std::size_t last = 0;
   while (reader.next(row)) {
