@@ -127,6 +127,30 @@ TEST(GradientBoostedTrees, MalformedModelsAreRejected) {
   expect_tree_error([](auto& j) { j["trees"][1]["nodes"][0] = {1, 2}; }, "is not [feature");
   expect_tree_error([](auto& j) { j.erase("bias"); }, "t.json");
   expect_tree_error([](auto& j) { j["trees"][0]["nodes"] = nlohmann::json::array(); }, "no nodes");
+  // Whole numbers that do not fit, or are not whole, must not be narrowed into valid ones.
+  expect_tree_error([](auto& j) { j["trees"][0]["nodes"][0][0] = 4294967296; }, "trees[0].nodes[0]: expected a whole number");
+  expect_tree_error([](auto& j) { j["trees"][0]["nodes"][0][2] = 1.5; }, "expected a whole number");
+  expect_tree_error([](auto& j) { j["trees"][1]["class"] = -1; }, "trees[1].class");
+  expect_tree_error([](auto& j) { j["trees"][0]["nodes"][1][4] = "x"; }, "trees[0].nodes[1] is not [feature");
+}
+
+// Thresholds are doubles in the file and floats here: every float feature must fall on
+// the side the trainer's `x <= threshold` puts it, also when the nearest float to the
+// threshold is above it.
+TEST(GradientBoostedTrees, FloatThresholdsSplitLikeTheTrainersDoubles) {
+  const float at = 0.1f;
+  const double just_below = std::nextafter(static_cast<double>(at), 0.0);  // rounds up to `at` as a float
+  ASSERT_EQ(static_cast<float>(just_below), at);
+  nlohmann::json j = {{"bias", {0.0, 0.0}},
+                      {"trees", {{{"class", 1}, {"nodes", {{0, just_below, 1, 2, 0}, {-1, 0, 0, 0, -1.0}, {-1, 0, 0, 0, 1.0}}}}}}};
+  const auto trees = GradientBoostedTrees::from_json(j, 1, "t.json");
+  auto goes_right = [&](float x) {
+    float p[2];
+    trees.predict(std::span<const float>(&x, 1), 1, p);
+    return p[1] > p[0];
+  };
+  EXPECT_TRUE(goes_right(at));  // at > just_below, as the trainer sees it
+  EXPECT_FALSE(goes_right(std::nextafter(at, 0.0f)));
 }
 
 // The streaming reader takes the trees out of the document as they are parsed; what it
@@ -190,6 +214,9 @@ TEST(PairFeatures, CompareElementsAcrossNumeralForms) {
   EXPECT_EQ(other[index_of("road_equal")], 1.0f);
   EXPECT_EQ(other[index_of("roadno_digits_equal")], 0.0f);
   for (const float v : other) EXPECT_TRUE(std::isfinite(v));
+  // A number that ends one text and is followed by a unit word in the other.
+  const auto bare = pair_features(parse(parser, "文三路90号华星大厦"), parse(parser, "杭州市西湖区文三路90"), weights);
+  EXPECT_EQ(bare[index_of("roadno_digits_equal")], 1.0f);
 }
 
 // A candidate that names the query's compound and building, with other building words
@@ -338,6 +365,7 @@ TEST(MatchHead, FeaturesTrainedForAnotherBuildAreAClearError) {
     FAIL() << "loaded a head for other features";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("trained on other pair features"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("feature 0 is \"renamed\" there"), std::string::npos) << e.what();
   }
 }
 

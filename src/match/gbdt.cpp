@@ -15,13 +15,40 @@ namespace {
 
 constexpr std::size_t kMaxNodes = 0xFFFF;
 
-GradientBoostedTrees::FileTree tree_from_json(const nlohmann::json& t, const std::string& where) {
+// The trainer's split thresholds are doubles. The largest float not above one keeps every
+// float feature on the same side as in the trainer; the nearest float would send a value
+// equal to a threshold rounded up the other way.
+float threshold_at_or_below(double t) {
+  float f = static_cast<float>(t);
+  if (static_cast<double>(f) > t) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
+  return f;
+}
+
+template <typename Int>
+Int whole_number(const nlohmann::json& v, const std::string& where) {
+  const bool fits = v.is_number_unsigned()  ? v.get<std::uint64_t>() <= std::uint64_t{std::numeric_limits<Int>::max()}
+                    : v.is_number_integer() ? v.get<std::int64_t>() >= std::int64_t{std::numeric_limits<Int>::min()} &&
+                                                  v.get<std::int64_t>() <= std::int64_t{std::numeric_limits<Int>::max()}
+                                            : false;
+  if (!fits) throw Error(where + ": expected a whole number in range, got " + v.dump());
+  return v.get<Int>();
+}
+
+GradientBoostedTrees::FileTree tree_from_json(const nlohmann::json& t, const std::string& file, std::size_t index) {
+  const std::string where = file + ": trees[" + std::to_string(index) + "]";
   GradientBoostedTrees::FileTree tree;
-  tree.output_class = t.at("class").get<std::size_t>();
-  for (const auto& row : t.at("nodes")) {
-    if (!row.is_array() || row.size() != 5) throw Error(where + ": a tree node is not [feature, threshold, left, right, value]");
-    tree.nodes.push_back({row[0].get<std::int32_t>(), row[1].get<float>(), row[2].get<std::uint32_t>(),
-                          row[3].get<std::uint32_t>(), row[4].get<float>()});
+  tree.output_class = whole_number<std::uint32_t>(t.at("class"), where + ".class");
+  const auto& nodes = t.at("nodes");
+  if (!nodes.is_array()) throw Error(where + ".nodes is not an array");
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const auto& row = nodes[i];
+    const std::string at = where + ".nodes[" + std::to_string(i) + "]";
+    if (!row.is_array() || row.size() != 5 || !row[1].is_number() || !row[4].is_number()) {
+      throw Error(at + " is not [feature, threshold, left, right, value]");
+    }
+    tree.nodes.push_back({whole_number<std::int32_t>(row[0], at), threshold_at_or_below(row[1].get<double>()),
+                          whole_number<std::uint32_t>(row[2], at), whole_number<std::uint32_t>(row[3], at),
+                          row[4].get<float>()});
   }
   return tree;
 }
@@ -42,9 +69,10 @@ GradientBoostedTrees GradientBoostedTrees::from_json(const nlohmann::json& j, co
   for (const float b : model.bias_) {
     if (!std::isfinite(b)) throw Error(where + ": non-finite bias");
   }
-  for (const FileTree& tree : trees) {
-    if (tree.output_class >= model.bias_.size()) throw Error(where + ": tree class out of range");
-    model.trees_.push_back(compact(tree.output_class, tree.nodes, num_features, where));
+  for (std::size_t i = 0; i < trees.size(); ++i) {
+    const std::string tree_where = where + ": trees[" + std::to_string(i) + "]";
+    if (trees[i].output_class >= model.bias_.size()) throw Error(tree_where + ": class out of range");
+    model.trees_.push_back(compact(trees[i].output_class, trees[i].nodes, num_features, tree_where));
   }
   std::stable_sort(model.trees_.begin(), model.trees_.end(), [](const Tree& a, const Tree& b) { return a.depth < b.depth; });
   return model;
@@ -54,7 +82,7 @@ GradientBoostedTrees GradientBoostedTrees::from_json(const nlohmann::json& j, st
                                                      const std::string& where) {
   std::vector<FileTree> trees;
   try {
-    for (const auto& t : j.at("trees")) trees.push_back(tree_from_json(t, where));
+    for (const auto& t : j.at("trees")) trees.push_back(tree_from_json(t, where, trees.size()));
   } catch (const nlohmann::json::exception& e) {
     throw Error(where + ": " + e.what());
   }
@@ -71,7 +99,7 @@ nlohmann::json GradientBoostedTrees::read_file(const std::filesystem::path& file
     if (depth == 1 && event == Event::key) in_trees = parsed == "trees";
     if (!in_trees || depth != 2 || event != Event::object_end) return true;
     try {
-      trees.push_back(tree_from_json(parsed, where));
+      trees.push_back(tree_from_json(parsed, where, trees.size()));
     } catch (const nlohmann::json::exception& e) {
       throw Error(where + ": " + e.what());
     }

@@ -40,8 +40,8 @@ class GradientBoostedTrees {
   static nlohmann::json read_file(const std::filesystem::path& file, std::vector<FileTree>& trees);
 
   // `features` holds `rows` rows of num_features() values; `probabilities` receives
-  // rows x num_classes(). Tree by tree over all rows, so each tree stays in cache while
-  // the rows' independent walks overlap.
+  // rows x num_classes(). Blocks of rows go to the thread pool; within a block, eight
+  // trees at a time walk each row side by side, so their independent loads overlap.
   void predict(std::span<const float> features, std::size_t rows, std::span<float> probabilities) const;
   std::size_t num_features() const { return num_features_; }
   std::size_t num_classes() const { return bias_.size(); }

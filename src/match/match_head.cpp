@@ -1,5 +1,6 @@
 #include "match/match_head.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "match/pair_features.h"
@@ -30,8 +31,13 @@ std::unique_ptr<MatchHead> MatchHead::load(const std::filesystem::path& model_di
   std::vector<std::string> expected = pair_feature_names();
   for (std::size_t k = 0; k < num_labels; ++k) expected.push_back("encoder_p" + std::to_string(k));
   if (names != expected) {
-    throw Error(where + ": trained on other pair features than this build computes (retrain it with "
-                        "tools/train/train_match_head.py)");
+    const auto [mine, theirs] = std::mismatch(expected.begin(), expected.end(), names.begin(), names.end());
+    const std::size_t at = static_cast<std::size_t>(mine - expected.begin());
+    const auto name_or_end = [](auto it, auto end) { return it == end ? std::string("(none)") : "\"" + *it + "\""; };
+    throw Error(where + ": trained on other pair features than this build computes (" + std::to_string(names.size()) +
+                " against " + std::to_string(expected.size()) + "; feature " + std::to_string(at) + " is " +
+                name_or_end(theirs, names.end()) + " there and " + name_or_end(mine, expected.end()) +
+                " here); retrain it with tools/train/train_match_head.py");
   }
   auto trees = GradientBoostedTrees::from_json(j, tree_parts, names.size(), where);
   if (trees.num_classes() != num_labels) {

@@ -99,6 +99,7 @@ std::u32string digits_of(const std::u32string& s) {
     if (c >= U'0' && c <= U'9') out += c;
     else if (!out.empty() && out.back() != U'.') out += U'.';
   }
+  if (!out.empty() && out.back() == U'.') out.pop_back();  // 12号 and 12 name one number
   return out;
 }
 

@@ -18,7 +18,8 @@ std::size_t lcs_length(std::u32string_view a, std::u32string_view b);
 
 // Longest run of characters both strings share: a shop or compound name both mention
 // (王妃制衣厂, 彩澜包装), where a subsequence would also count scattered characters. Its
-// ends are offsets one past its last character; the first such run in a wins.
+// ends are offsets one past its last character. Among equally long runs, the one ending
+// first in a wins, and of those the one ending last in b.
 struct SharedRun {
   std::size_t length = 0, end_a = 0, end_b = 0;
 };

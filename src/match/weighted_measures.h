@@ -8,7 +8,9 @@
 namespace geoalign::match {
 
 // Comparisons of two folded strings in which each character or bigram counts by its
-// idf (match/term_weights.h). -1 where a string is too short to have a gram.
+// idf (match/term_weights.h). Where a string has no gram of a size (too short), the
+// cosine is 0 and the shares of its mass are -1; where its grams weigh nothing, a share
+// is 0 and the LCS share -1.
 
 // Cosine of the idf-weighted character counts, then of the bigram counts.
 void add_weighted_cosines(std::u32string_view a, std::u32string_view b, const TermWeights& weights,
