@@ -128,9 +128,9 @@ TEST(GradientBoostedTrees, MalformedModelsAreRejected) {
   expect_tree_error([](auto& j) { j.erase("bias"); }, "t.json");
   expect_tree_error([](auto& j) { j["trees"][0]["nodes"] = nlohmann::json::array(); }, "no nodes");
   // Whole numbers that do not fit, or are not whole, must not be narrowed into valid ones.
-  expect_tree_error([](auto& j) { j["trees"][0]["nodes"][0][0] = 4294967296; }, "trees[0].nodes[0]: expected a whole number");
-  expect_tree_error([](auto& j) { j["trees"][0]["nodes"][0][2] = 1.5; }, "expected a whole number");
-  expect_tree_error([](auto& j) { j["trees"][1]["class"] = -1; }, "trees[1].class");
+  expect_tree_error([](auto& j) { j["trees"][0]["nodes"][0][0] = 4294967296; }, "trees[0].nodes[0] is not [feature, threshold, left, right, value] with whole numbers");
+  expect_tree_error([](auto& j) { j["trees"][0]["nodes"][0][2] = 1.5; }, "trees[0].nodes[0] is not [feature");
+  expect_tree_error([](auto& j) { j["trees"][1]["class"] = -1; }, "trees[1].class is not a class number");
   expect_tree_error([](auto& j) { j["trees"][0]["nodes"][1][4] = "x"; }, "trees[0].nodes[1] is not [feature");
 }
 

@@ -22,6 +22,10 @@ bool LineReader::next(InputLine& line) {
   // The sentry flushes std::cout when it is tied to the input, so an interactive user sees
   // each answer before typing the next line.
   if (!std::istream::sentry(in_, true)) return false;
+  const auto read_error = [&](const std::string& detail) {
+    in_.setstate(std::ios::badbit);
+    return Error("read error after line " + std::to_string(number_) + " of " + source_name_ + detail);
+  };
   std::streambuf& buffer = *in_.rdbuf();
   bool read_any = false;
   std::size_t dropped = 0;
@@ -36,13 +40,10 @@ bool LineReader::next(InputLine& line) {
       }
     }
   } catch (const std::exception& e) {
-    in_.setstate(std::ios::badbit);
-    throw Error("read error after line " + std::to_string(number_) + " of " + source_name_ + ": " + e.what());
+    throw read_error(std::string(": ") + e.what());
   }
   // std::cin reads through stdio, which reports a failed read as the end of the input.
-  if (&in_ == &std::cin && std::ferror(stdin)) {
-    throw Error("read error after line " + std::to_string(number_) + " of " + source_name_);
-  }
+  if (&in_ == &std::cin && std::ferror(stdin)) throw read_error("");
   if (!read_any) {
     in_.setstate(std::ios::eofbit);
     return false;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <utility>
 
 #include "backend/cpu/parallel.h"
 #include "geoalign/error.h"
@@ -24,31 +26,39 @@ float threshold_at_or_below(double t) {
   return f;
 }
 
+// nlohmann's get<Int>() narrows silently (2^32 becomes 0, 2.7 becomes 2).
 template <typename Int>
-Int whole_number(const nlohmann::json& v, const std::string& where) {
-  const bool fits = v.is_number_unsigned()  ? v.get<std::uint64_t>() <= std::uint64_t{std::numeric_limits<Int>::max()}
-                    : v.is_number_integer() ? v.get<std::int64_t>() >= std::int64_t{std::numeric_limits<Int>::min()} &&
-                                                  v.get<std::int64_t>() <= std::int64_t{std::numeric_limits<Int>::max()}
-                                            : false;
-  if (!fits) throw Error(where + ": expected a whole number in range, got " + v.dump());
-  return v.get<Int>();
+std::optional<Int> whole_number(const nlohmann::json& v) {
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<std::uint64_t>();
+    if (std::in_range<Int>(u)) return static_cast<Int>(u);
+  } else if (v.is_number_integer()) {
+    const auto i = v.get<std::int64_t>();
+    if (std::in_range<Int>(i)) return static_cast<Int>(i);
+  }
+  return std::nullopt;
 }
 
 GradientBoostedTrees::FileTree tree_from_json(const nlohmann::json& t, const std::string& file, std::size_t index) {
-  const std::string where = file + ": trees[" + std::to_string(index) + "]";
+  // Built only for a message: a shipped head has tens of thousands of nodes.
+  const auto place = [&] { return file + ": trees[" + std::to_string(index) + "]"; };
   GradientBoostedTrees::FileTree tree;
-  tree.output_class = whole_number<std::uint32_t>(t.at("class"), where + ".class");
+  const auto output_class = whole_number<std::uint32_t>(t.at("class"));
+  if (!output_class) throw Error(place() + ".class is not a class number");
+  tree.output_class = *output_class;
   const auto& nodes = t.at("nodes");
-  if (!nodes.is_array()) throw Error(where + ".nodes is not an array");
+  if (!nodes.is_array()) throw Error(place() + ".nodes is not an array");
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const auto& row = nodes[i];
-    const std::string at = where + ".nodes[" + std::to_string(i) + "]";
-    if (!row.is_array() || row.size() != 5 || !row[1].is_number() || !row[4].is_number()) {
-      throw Error(at + " is not [feature, threshold, left, right, value]");
+    const bool shaped = row.is_array() && row.size() == 5 && row[1].is_number() && row[4].is_number();
+    const auto feature = shaped ? whole_number<std::int32_t>(row[0]) : std::nullopt;
+    const auto left = shaped ? whole_number<std::uint32_t>(row[2]) : std::nullopt;
+    const auto right = shaped ? whole_number<std::uint32_t>(row[3]) : std::nullopt;
+    if (!feature || !left || !right) {
+      throw Error(place() + ".nodes[" + std::to_string(i) +
+                  "] is not [feature, threshold, left, right, value] with whole numbers in range");
     }
-    tree.nodes.push_back({whole_number<std::int32_t>(row[0], at), threshold_at_or_below(row[1].get<double>()),
-                          whole_number<std::uint32_t>(row[2], at), whole_number<std::uint32_t>(row[3], at),
-                          row[4].get<float>()});
+    tree.nodes.push_back({*feature, threshold_at_or_below(row[1].get<double>()), *left, *right, row[4].get<float>()});
   }
   return tree;
 }
