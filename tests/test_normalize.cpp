@@ -21,14 +21,33 @@ TEST(AddressNormalizer, FullwidthToHalfwidth) {
 
 TEST(AddressNormalizer, CleansWhitespaceAndControls) {
   const AddressNormalizer n({.clean_whitespace = true});
-  EXPECT_EQ(n.normalize("  北京\t\t朝阳 \n 建国路\x01 88号\u200b  "), "北京 朝阳 建国路 88号");
+  EXPECT_EQ(n.normalize("  北京\t\t朝阳 \n 建国路\x01 88号\u200b  "), "北京朝阳建国路88号");
   EXPECT_EQ(n.normalize("\u3000\u00a0"), "");
+}
+
+// Blanks beside an ideograph or punctuation never reach BERT's tokens, so they go; between
+// letters or digits they can mean something and stay, as one space.
+TEST(AddressNormalizer, KeepsOnlyBlanksThatCanMeanSomething) {
+  const AddressNormalizer n({.clean_whitespace = true});
+  EXPECT_EQ(n.normalize("文三路 478号 华星 大厦"), "文三路478号华星大厦");
+  EXPECT_EQ(n.normalize("幢 (A座) - 3"), "幢(A座)-3");
+  EXPECT_EQ(n.normalize("1 2号 Block  B  Tower"), "1 2号Block B Tower");
+}
+
+TEST(AddressNormalizer, InvisibleCharactersAndBlanksChangeNothing) {
+  const AddressNormalizer n({.fullwidth_to_halfwidth = true, .clean_whitespace = true});
+  const std::string clean = n.normalize("杭州市西湖区文三路478号华星科技大厦");
+  for (const char* noisy : {"\uFEFF杭州市西湖区文三路478号华星科技大厦", "杭\u200B州市西湖区文三路4\u200B78号华星科技大厦\u200B",
+                            "杭州市\u00A0西湖区\u3000文三路 478号华星科技大厦\u3000", "\u2060杭州市西湖区文三路\u200D478号华星科技大厦",
+                            "   杭州市 西湖区  文三路　478号 华星科技大厦\u00A0"}) {
+    EXPECT_EQ(n.normalize(noisy), clean) << noisy;
+  }
 }
 
 TEST(AddressNormalizer, IsDeterministicAndIdempotent) {
   const AddressNormalizer n({.fullwidth_to_halfwidth = true, .clean_whitespace = true});
   const std::string once = n.normalize(" 上海　浦东 Ｂ栋\t301 ");
-  EXPECT_EQ(once, "上海 浦东 B栋 301");
+  EXPECT_EQ(once, "上海浦东B栋301");
   EXPECT_EQ(n.normalize(once), once);
 }
 

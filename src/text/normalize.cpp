@@ -12,6 +12,10 @@
 
 namespace geoalign::text {
 
+namespace {
+bool splits_off(char32_t c) { return unicode::is_cjk_ideograph(c) || unicode::is_punctuation(c); }
+}  // namespace
+
 #ifdef GEOALIGN_HAVE_OPENCC
 class AddressNormalizer::OpenCC {
  public:
@@ -79,7 +83,11 @@ std::string AddressNormalizer::normalize(std::string_view utf8) const {
       if (unicode::is_python_space(c) || unicode::is_whitespace(c)) {
         pending_space = !cleaned.empty();
       } else if (!unicode::is_control(c)) {
-        if (pending_space) cleaned.push_back(U' ');
+        // BERT's basic tokenizer cuts ideographs and punctuation out as tokens of their own,
+        // so a blank beside one never reaches the encoder; dropping it here lets the parser,
+        // the match head and the cache key see what the encoder sees. Between two letters or
+        // digits a blank can carry meaning (1 2号 is not 12号) and stays.
+        if (pending_space && !splits_off(cleaned.back()) && !splits_off(c)) cleaned.push_back(U' ');
         pending_space = false;
         cleaned.push_back(c);
       }

@@ -12,7 +12,9 @@ namespace geoalign::text {
 struct NormalizeOptions {
   // U+FF01..U+FF5E -> U+0021..U+007E and U+3000 (ideographic space) -> ' '.
   bool fullwidth_to_halfwidth = false;
-  // Drops control/format characters; collapses whitespace runs to one space; trims ends.
+  // Drops control and format characters (zero-width spaces, byte-order marks); drops
+  // whitespace runs beside an ideograph or punctuation (invisible to BERT's tokenizer) and
+  // collapses the others to one space; trims ends.
   bool clean_whitespace = false;
   // Traditional -> simplified Chinese through OpenCC's t2s conversion.
   bool traditional_to_simplified = false;
