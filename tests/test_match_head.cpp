@@ -256,7 +256,7 @@ TEST(MatchHead, HugeAddressesAreComparedByTheirPrefix) {
   const auto head = MatchHead::load(dir, 3);
   std::string huge;
   for (int i = 0; i < 100000; ++i) huge += "杭州市文三路";
-  const auto f = head->pair_features(huge, huge + "90号");
+  const auto f = head->comparer().features(huge, huge + "90号");
   ASSERT_EQ(f.size(), pair_feature_names().size());
   for (const float v : f) EXPECT_TRUE(std::isfinite(v));
 }

@@ -103,7 +103,7 @@ int run_bench(int argc, char** argv, int first) {
     std::size_t chars = 0;
     for (const auto& p : pairs) chars += text::decode_utf8(p.a).size() + text::decode_utf8(p.b).size();
     const auto tokenize_start = Clock::now();
-    for (const auto& p : pairs) scorer.tokenize_pair(p.a, p.b);
+    for (const auto& p : pairs) scorer.tokenize(scorer.normalize(p.a, p.b));
     tokenize_chars_per_second = static_cast<double>(chars) / seconds_since(tokenize_start);
     std::vector<text::EncodedInput> encoded;
     const auto prepare_start = Clock::now();

@@ -1,26 +1,34 @@
 #include <cstdio>
-#include <fstream>
 #include <iostream>
+#include <memory>
 
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/input_file.h"
 #include "cli/pair_reader.h"
-#include "geoalign/parser.h"
 #include "match/pair_features.h"
-#include "model/model_folder.h"
-#include "runtime/token_batch.h"
+#include "runtime/pair_scorer.h"
 
 namespace geoalign::cli {
 
-// Writes the match head's pair features as TSV (one row per pair, any extra input
-// columns such as a label carried over), for training the head and for looking at why
-// a pair scored as it did.
+namespace {
+
+// Rows run through the model together (any order: a row's numbers do not depend on its
+// batch neighbours).
+constexpr std::size_t kRowsPerBatch = 64;
+
+}  // namespace
+
+// Writes what the match head sees for each pair as TSV: its pair features and the
+// encoder's class probabilities, one row per pair with any extra input columns (a label)
+// carried over. It runs the scorer's own pipeline (normalization included), so a head
+// is trained on exactly what `score` and `serve` compute, and a decision can be traced.
 int run_features(int argc, char** argv, int first) {
   Args args("features",
-            {{"parser", true, "parser folder (tagger.bin, divisions.tsv)", "models/default/parser"},
-             {"term-weights", true, "idf table of characters and bigrams", "models/default/term_weights.tsv"},
-            {"model", true, "also print this model's encoder probabilities (before any match head)", ""}},
+            {{"model", true, "model folder; its match head's parser and term weights are used", "models/default"},
+             {"parser", true, "for a folder without a match head: the parser folder, relative to --model", "parser"},
+             {"term-weights", true, "for a folder without a match head: the idf table, relative to --model",
+              "term_weights.tsv"}},
             "[FILE|-]  addr1<TAB>addr2[<TAB>label...] rows (default: standard input)");
   args.parse(argc, argv, first);
   if (args.flag("help")) {
@@ -28,52 +36,66 @@ int run_features(int argc, char** argv, int first) {
     return 0;
   }
   if (args.positional().size() > 1) throw UsageError("at most one input file");
-  const AddressParser parser = AddressParser::load(args.value("parser"));
-  const auto weights = match::TermWeights::load(args.value("term-weights"));
+  const std::filesystem::path model_dir = args.value("model");
+  auto folder = model::ModelFolder::load(model_dir);
+  std::shared_ptr<const match::PairComparer> comparer;
+  if (!folder.head) {
+    comparer = std::make_shared<const match::PairComparer>(
+        match::PairComparer::load(model_dir / args.value("parser"), model_dir / args.value("term-weights")));
+  }
+  const runtime::PairScorer scorer(std::move(folder), comparer);
+  scorer.require_classifier();
   const std::string input = args.positional().empty() ? "-" : args.positional()[0];
   InputFile file(input);
   PairReader reader(file.stream(), file.name());
-
-  std::optional<model::ModelFolder> encoder;
-  if (!args.value("model").empty()) encoder = model::ModelFolder::load(args.value("model"));
   model::BertModel::Workspace workspace;
 
   std::cout << "line";
   for (const auto& name : match::pair_feature_names()) std::cout << '\t' << name;
-  if (encoder) {
-    for (std::size_t k = 0; k < encoder->config.bert.labels.size(); ++k) std::cout << "\tencoder_p" << k;
-  }
+  for (std::size_t k = 0; k < scorer.labels().size(); ++k) std::cout << "\tencoder_p" << k;
   std::cout << "\trest\n";
+
+  std::vector<PairRow> rows;
+  auto flush = [&] {
+    std::vector<AddressPair> pairs;
+    for (const auto& row : rows) pairs.push_back({row.a, row.b});
+    const auto encoded = scorer.encode_pairs(pairs);
+    std::vector<const text::EncodedInput*> pointers;
+    for (const auto& e : encoded) pointers.push_back(&e);
+    Tensor probabilities;
+    scorer.encoder_probabilities(pointers, workspace, probabilities);
+    const auto labels = static_cast<std::size_t>(probabilities.dim(1));
+    std::string out;
+    char number[32];
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      out += std::to_string(rows[i].line);
+      // Nine significant digits: a float read back exactly, so trees trained on these
+      // values split them exactly as geoalign will.
+      auto put = [&](float v) {
+        std::snprintf(number, sizeof number, "\t%.9g", static_cast<double>(v));
+        out += number;
+      };
+      for (const float v : encoded[i].pair_features) put(v);
+      for (std::size_t k = 0; k < labels; ++k) put(probabilities.data<float>()[i * labels + k]);
+      out += '\t';
+      out += rows[i].rest;
+      out += '\n';
+    }
+    std::cout << out;
+    rows.clear();
+  };
   std::size_t bad_rows = 0;
   std::variant<PairRow, BadRow> row;
-  char number[32];
   while (reader.next(row)) {
     if (const auto* bad = std::get_if<BadRow>(&row)) {
       std::fprintf(stderr, "%s:%zu: %s (skipped)\n", file.name().c_str(), bad->line, bad->reason.c_str());
       ++bad_rows;
       continue;
     }
-    const auto& pair = std::get<PairRow>(row);
-    std::vector<float> values = match::pair_features(parser.parse(match::compared_prefix(pair.a)),
-                                                      parser.parse(match::compared_prefix(pair.b)), weights);
-    if (encoder) {
-      const auto& folder = *encoder;
-      const text::EncodedInput encoded = folder.tokenizer.encode_pair(
-          folder.normalizer.normalize(pair.a), folder.normalizer.normalize(pair.b), folder.config.settings.max_length);
-      const text::EncodedInput* one[] = {&encoded};
-      Tensor probabilities;
-      folder.model.classify(runtime::TokenBatch::pack(one), workspace, probabilities);
-      values.insert(values.end(), probabilities.data<float>(), probabilities.data<float>() + probabilities.dim(1));
-    }
-    std::cout << pair.line;
-    // Nine significant digits: a float read back exactly, so trees trained on these
-    // values split them exactly as geoalign will.
-    for (const float v : values) {
-      std::snprintf(number, sizeof number, "\t%.9g", static_cast<double>(v));
-      std::cout << number;
-    }
-    std::cout << '\t' << pair.rest << '\n';
+    rows.push_back(std::move(std::get<PairRow>(row)));
+    if (rows.size() == kRowsPerBatch) flush();
   }
+  if (!rows.empty()) flush();
   if (bad_rows) std::fprintf(stderr, "%zu rows skipped\n", bad_rows);
   return bad_rows ? 1 : 0;
 }

@@ -2,15 +2,14 @@
 #include <cstdio>
 #include <iostream>
 #include <numeric>
+#include <span>
 
-#include "backend/cpu/parallel.h"
 #include "backend/threads.h"
 #include "cli/args.h"
 #include "cli/bench_inputs.h"
 #include "cli/commands.h"
 #include "model/precision.h"
 #include "runtime/pair_scorer.h"
-#include "runtime/token_batch.h"
 
 namespace geoalign::cli {
 
@@ -34,57 +33,17 @@ int run_profile(int argc, char** argv, int first) {
   const runtime::PairScorer scorer(model::ModelFolder::load(args.value("model"), precision));
   scorer.require_classifier();
   const auto pairs = read_valid_pairs(args.value("input"));
-  const auto& folder = scorer.folder();
-  const std::size_t max_length = scorer.max_length();
 
   model::BertModel::Workspace ws;
-  Tensor probabilities;
-  std::vector<text::EncodedInput> encoded;
+  std::vector<MatchResult> results;
+  // The scorer's own stages, each timed as it runs (over all cores, as in `score`).
   auto run_all = [&](model::StageTimer& timer) {
     for (std::size_t first_pair = 0; first_pair < pairs.size(); first_pair += batch_size) {
-      const std::size_t end = std::min(pairs.size(), first_pair + batch_size);
-      // Each stage runs over all cores, as PairScorer::encode_pairs does; read_valid_pairs
-      // has already rejected what could throw inside the parallel loops.
-      const auto count = static_cast<std::int64_t>(end - first_pair);
-      std::vector<std::pair<std::string, std::string>> normalized(static_cast<std::size_t>(count));
-      {
-        model::ScopedStage stage(&timer, "normalize");
-        cpu::parallel_for(count, [&](std::int64_t k) {
-          const auto& p = pairs[first_pair + static_cast<std::size_t>(k)];
-          normalized[static_cast<std::size_t>(k)] = {folder.normalizer.normalize(p.a), folder.normalizer.normalize(p.b)};
-        });
-      }
-      encoded.assign(static_cast<std::size_t>(count), {});
-      {
-        model::ScopedStage stage(&timer, "tokenize");
-        cpu::parallel_for(count, [&](std::int64_t k) {
-          const auto& [a, b] = normalized[static_cast<std::size_t>(k)];
-          encoded[static_cast<std::size_t>(k)] = folder.tokenizer.encode_pair(a, b, max_length);
-        });
-      }
-      if (folder.head) {
-        model::ScopedStage stage(&timer, "parse and compare");
-        cpu::parallel_for(count, [&](std::int64_t k) {
-          const auto& p = pairs[first_pair + static_cast<std::size_t>(k)];
-          encoded[static_cast<std::size_t>(k)].pair_features = folder.head->pair_features(p.a, p.b);
-        });
-      }
-      runtime::TokenBatch batch;
-      {
-        model::ScopedStage stage(&timer, "pack");
-        std::vector<const text::EncodedInput*> pointers;
-        for (const auto& e : encoded) pointers.push_back(&e);
-        batch = runtime::TokenBatch::pack(pointers);
-      }
-      folder.model.classify(batch, ws, probabilities, &timer);
-      if (folder.head) {
-        model::ScopedStage stage(&timer, "match head trees");
-        const auto n = static_cast<std::size_t>(probabilities.dim(1));
-        std::vector<std::span<const float>> features;
-        for (const auto& e : encoded) features.emplace_back(e.pair_features);
-        std::vector<float> out(encoded.size() * n);
-        folder.head->probabilities(features, {probabilities.data<float>(), encoded.size() * n}, out);
-      }
+      const std::size_t count = std::min(pairs.size() - first_pair, batch_size);
+      const auto encoded = scorer.encode_pairs(std::span(pairs).subspan(first_pair, count), &timer);
+      std::vector<const text::EncodedInput*> pointers;
+      for (const auto& e : encoded) pointers.push_back(&e);
+      scorer.classify(pointers, ws, results, &timer);
     }
   };
   // The first pass creates oneDNN's kernels for each batch shape and touches every

@@ -44,13 +44,8 @@ std::unique_ptr<MatchHead> MatchHead::load(const std::filesystem::path& model_di
     throw Error(where + ": " + std::to_string(trees.num_classes()) + " classes, the model has " +
                 std::to_string(num_labels) + " labels");
   }
-  auto parser = AddressParser::load(model_dir / parser_dir);
-  auto weights = TermWeights::load(model_dir / weights_file);
-  return std::unique_ptr<MatchHead>(new MatchHead(std::move(parser), std::move(weights), std::move(trees)));
-}
-
-std::vector<float> MatchHead::pair_features(std::string_view a, std::string_view b) const {
-  return match::pair_features(parser_.parse(compared_prefix(a)), parser_.parse(compared_prefix(b)), weights_);
+  auto comparer = PairComparer::load(model_dir / parser_dir, model_dir / weights_file);
+  return std::unique_ptr<MatchHead>(new MatchHead(std::move(comparer), std::move(trees)));
 }
 
 void MatchHead::probabilities(std::span<const std::span<const float>> pair_features,
@@ -65,7 +60,7 @@ void MatchHead::probabilities(std::span<const std::span<const float>> pair_featu
   rows.reserve(n * (width + labels));
   for (std::size_t k = 0; k < n; ++k) {
     if (pair_features[k].size() != width) {
-      throw Error("match head: pair features missing (encode pairs with PairScorer::encode_pair)");
+      throw Error("match head: pair features missing (encode pairs with PairScorer)");
     }
     rows.insert(rows.end(), pair_features[k].begin(), pair_features[k].end());
     rows.insert(rows.end(), encoder_probabilities.begin() + static_cast<std::ptrdiff_t>(k * labels),

@@ -10,11 +10,11 @@ namespace geoalign::runtime {
 
 namespace {
 
-// Encodes items 0..n-1 in parallel. Exceptions cannot leave an OpenMP region, so each
+// Runs items 0..n-1 in parallel. Exceptions cannot leave an OpenMP region, so each
 // failure is kept and the one with the lowest index is rethrown, named.
 template <typename Encode>
-std::vector<text::EncodedInput> encode_in_parallel(std::size_t n, const char* what, Encode&& encode) {
-  std::vector<text::EncodedInput> out(n);
+auto run_in_parallel(std::size_t n, const char* what, Encode&& encode) {
+  std::vector<decltype(encode(std::size_t{0}))> out(n);
   std::vector<std::optional<std::string>> errors(n);
   // Addresses differ in length and parsing cost: hand them out a few at a time.
   cpu::parallel_for_dynamic(static_cast<std::int64_t>(n), 8, [&](std::int64_t i) {
@@ -33,15 +33,28 @@ std::vector<text::EncodedInput> encode_in_parallel(std::size_t n, const char* wh
 
 }  // namespace
 
-PairScorer::PairScorer(model::ModelFolder folder) : folder_(std::move(folder)) {}
+PairScorer::PairScorer(model::ModelFolder folder, std::shared_ptr<const match::PairComparer> comparer)
+    : folder_(std::move(folder)), comparer_(std::move(comparer)) {
+  // The comparer lives inside the head; aliasing keeps the head alive as long as we are.
+  if (!comparer_ && folder_.head) comparer_ = {folder_.head, &folder_.head->comparer()};
+}
 
-text::EncodedInput PairScorer::tokenize_pair(std::string_view a, std::string_view b) const {
-  return folder_.tokenizer.encode_pair(folder_.normalizer.normalize(a), folder_.normalizer.normalize(b), max_length());
+NormalizedPair PairScorer::normalize(std::string_view a, std::string_view b) const {
+  return {folder_.normalizer.normalize(a), folder_.normalizer.normalize(b)};
+}
+
+text::EncodedInput PairScorer::tokenize(const NormalizedPair& pair) const {
+  return folder_.tokenizer.encode_pair(pair.a, pair.b, max_length());
+}
+
+void PairScorer::compare(const NormalizedPair& pair, text::EncodedInput& input) const {
+  if (comparer_) input.pair_features = comparer_->features(pair.a, pair.b);
 }
 
 text::EncodedInput PairScorer::encode_pair(std::string_view a, std::string_view b) const {
-  auto input = tokenize_pair(a, b);
-  if (folder_.head) input.pair_features = folder_.head->pair_features(a, b);
+  const NormalizedPair pair = normalize(a, b);
+  auto input = tokenize(pair);
+  compare(pair, input);
   return input;
 }
 
@@ -49,18 +62,50 @@ text::EncodedInput PairScorer::encode_address(std::string_view address) const {
   return folder_.tokenizer.encode_single(folder_.normalizer.normalize(address), max_length());
 }
 
-std::vector<text::EncodedInput> PairScorer::encode_pairs(std::span<const AddressPair> pairs) const {
-  return encode_in_parallel(pairs.size(), "pair", [&](std::size_t i) { return encode_pair(pairs[i].a, pairs[i].b); });
+std::vector<text::EncodedInput> PairScorer::encode_pairs(std::span<const AddressPair> pairs,
+                                                         model::StageTimer* timer) const {
+  std::vector<NormalizedPair> normalized;
+  {
+    model::ScopedStage stage(timer, "normalize");
+    normalized = run_in_parallel(pairs.size(), "pair", [&](std::size_t i) { return normalize(pairs[i].a, pairs[i].b); });
+  }
+  std::vector<text::EncodedInput> inputs;
+  {
+    model::ScopedStage stage(timer, "tokenize");
+    inputs = run_in_parallel(pairs.size(), "pair", [&](std::size_t i) { return tokenize(normalized[i]); });
+  }
+  if (comparer_) {
+    std::vector<const NormalizedPair*> pair_pointers;
+    std::vector<text::EncodedInput*> input_pointers;
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      pair_pointers.push_back(&normalized[i]);
+      input_pointers.push_back(&inputs[i]);
+    }
+    compare_all(pair_pointers, input_pointers, timer);
+  }
+  return inputs;
 }
 
 std::vector<text::EncodedInput> PairScorer::encode_addresses(std::span<const std::string> addresses) const {
-  return encode_in_parallel(addresses.size(), "address", [&](std::size_t i) { return encode_address(addresses[i]); });
+  return run_in_parallel(addresses.size(), "address", [&](std::size_t i) { return encode_address(addresses[i]); });
 }
 
-std::string PairScorer::normalized_pair_key(std::string_view a, std::string_view b) const {
-  std::string key = folder_.normalizer.normalize(a);
+void PairScorer::compare_all(std::span<const NormalizedPair* const> pairs, std::span<text::EncodedInput* const> inputs,
+                             model::StageTimer* timer) const {
+  if (!comparer_) return;
+  model::ScopedStage stage(timer, "parse and compare");
+  run_in_parallel(pairs.size(), "pair", [&](std::size_t i) {
+    compare(*pairs[i], *inputs[i]);
+    return true;
+  });
+}
+
+std::string PairScorer::cache_key(const NormalizedPair& pair) {
+  std::string key;
+  key.reserve(pair.a.size() + 1 + pair.b.size());
+  key += pair.a;
   key += '\t';
-  key += folder_.normalizer.normalize(b);
+  key += pair.b;
   return key;
 }
 
@@ -89,16 +134,27 @@ MatchResult PairScorer::to_result(const float* probs) const {
   return r;
 }
 
-void PairScorer::classify(std::span<const text::EncodedInput* const> inputs, model::BertModel::Workspace& ws,
-                          std::vector<MatchResult>& results) const {
+void PairScorer::encoder_probabilities(std::span<const text::EncodedInput* const> inputs,
+                                       model::BertModel::Workspace& ws, Tensor& probabilities,
+                                       model::StageTimer* timer) const {
   require_classifier();
-  const TokenBatch batch = TokenBatch::pack(inputs);
+  TokenBatch batch;
+  {
+    model::ScopedStage stage(timer, "pack");
+    batch = TokenBatch::pack(inputs);
+  }
+  folder_.model.classify(batch, ws, probabilities, timer);
+}
+
+void PairScorer::classify(std::span<const text::EncodedInput* const> inputs, model::BertModel::Workspace& ws,
+                          std::vector<MatchResult>& results, model::StageTimer* timer) const {
   Tensor probabilities;
-  folder_.model.classify(batch, ws, probabilities);
+  encoder_probabilities(inputs, ws, probabilities, timer);
   const auto n = static_cast<std::size_t>(probabilities.dim(1));
   const float* final = probabilities.data<float>();
   std::vector<float> head_probabilities;
   if (folder_.head) {
+    model::ScopedStage stage(timer, "match head trees");
     std::vector<std::span<const float>> features;
     for (const auto* input : inputs) features.emplace_back(input->pair_features);
     head_probabilities.resize(inputs.size() * n);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -7,32 +8,57 @@
 
 #include "geoalign/matcher.h"
 #include "model/model_folder.h"
+#include "model/stage_timer.h"
 
 namespace geoalign::runtime {
 
-// The core shared by the Matcher API, the CLI and the server: text to tokens, and
-// tokens to results one batch at a time. Encoding is thread-safe; running a batch needs
-// a Workspace that no other thread uses at the same time.
+// A pair after the model's normalization: the only text any later stage reads.
+struct NormalizedPair {
+  std::string a, b;
+};
+
+// The one pipeline shared by the Matcher API, the CLI (score, features, profile) and the
+// server: normalize -> tokenize -> compare (parse both addresses and compute the match
+// head's pair features, when the model has a head) -> encoder -> head. Every stage after
+// normalization sees the normalized text, so invisible characters cannot make the
+// encoder, the head and the cache key judge different pairs. Encoding is thread-safe;
+// running a batch needs a Workspace that no other thread uses at the same time.
 class PairScorer {
  public:
-  explicit PairScorer(model::ModelFolder folder);
+  // `comparer` replaces the head's own (for `features`, which computes a head's inputs
+  // before the head exists); by default it is the folder's match head's.
+  explicit PairScorer(model::ModelFolder folder, std::shared_ptr<const match::PairComparer> comparer = nullptr);
 
-  // Normalizes (if the model asks) and tokenizes. Throws Utf8Error on invalid UTF-8.
+  // The stages, one pair at a time. Throw Utf8Error on invalid UTF-8.
+  NormalizedPair normalize(std::string_view a, std::string_view b) const;
+  text::EncodedInput tokenize(const NormalizedPair& pair) const;
+  // Fills input.pair_features when there is a comparer; nothing to do otherwise.
+  void compare(const NormalizedPair& pair, text::EncodedInput& input) const;
+  bool compares() const { return comparer_ != nullptr; }
+
+  // All stages for one pair.
   text::EncodedInput encode_pair(std::string_view a, std::string_view b) const;
-  // encode_pair without the match head's pair features: normalization and tokens only.
-  text::EncodedInput tokenize_pair(std::string_view a, std::string_view b) const;
   text::EncodedInput encode_address(std::string_view address) const;
-  // Many at once, over every core. An error names the first bad one ("pair 12: ...").
-  std::vector<text::EncodedInput> encode_pairs(std::span<const AddressPair> pairs) const;
+  // Many at once, each stage over every core and timed into `timer` when given. An error
+  // names the first bad one ("pair 12: ...").
+  std::vector<text::EncodedInput> encode_pairs(std::span<const AddressPair> pairs,
+                                               model::StageTimer* timer = nullptr) const;
   std::vector<text::EncodedInput> encode_addresses(std::span<const std::string> addresses) const;
-  // The pair as the model sees it after normalization: a cache key.
-  std::string normalized_pair_key(std::string_view a, std::string_view b) const;
+  // The compare stage for tokenized pairs, over every core.
+  void compare_all(std::span<const NormalizedPair* const> pairs, std::span<text::EncodedInput* const> inputs,
+                   model::StageTimer* timer = nullptr) const;
+  // A cache key: the normalized pair, which decides everything the model computes.
+  static std::string cache_key(const NormalizedPair& pair);
 
   // Throws if the model cannot classify pairs (no head, or labels it cannot interpret).
   void require_classifier() const;
 
+  // The encoder's class probabilities [n, labels], before any match head.
+  void encoder_probabilities(std::span<const text::EncodedInput* const> inputs, model::BertModel::Workspace& ws,
+                             Tensor& probabilities, model::StageTimer* timer = nullptr) const;
+  // Final results: the encoder, then the match head's trees when the model has them.
   void classify(std::span<const text::EncodedInput* const> inputs, model::BertModel::Workspace& ws,
-                std::vector<MatchResult>& results) const;
+                std::vector<MatchResult>& results, model::StageTimer* timer = nullptr) const;
   // One vector per input, through `head` (by default the folder's own embedding head).
   void embed(std::span<const text::EncodedInput* const> inputs, model::BertModel::Workspace& ws,
              std::vector<std::vector<float>>& vectors, const model::EmbeddingHead* head = nullptr) const;
@@ -45,6 +71,7 @@ class PairScorer {
   MatchResult to_result(const float* probabilities) const;
 
   model::ModelFolder folder_;
+  std::shared_ptr<const match::PairComparer> comparer_;
 };
 
 }  // namespace geoalign::runtime

@@ -162,8 +162,8 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     start = time.time()
-    parser_dir = os.path.normpath(os.path.join(args.model, args.parser))
-    weights_path = os.path.join(args.model, WEIGHTS_FILE)
+    parser_dir = os.path.abspath(os.path.join(args.model, args.parser))
+    weights_path = os.path.abspath(os.path.join(args.model, WEIGHTS_FILE))
     documents = write_term_weights(args.geoalign, weights_path)
 
     with tempfile.TemporaryDirectory() as encoder_only:

@@ -1,0 +1,15 @@
+#include "match/pair_comparer.h"
+
+#include "match/pair_features.h"
+
+namespace geoalign::match {
+
+PairComparer PairComparer::load(const std::filesystem::path& parser_dir, const std::filesystem::path& term_weights_file) {
+  return PairComparer(AddressParser::load(parser_dir), TermWeights::load(term_weights_file));
+}
+
+std::vector<float> PairComparer::features(std::string_view a, std::string_view b) const {
+  return pair_features(parser_.parse(compared_prefix(a)), parser_.parse(compared_prefix(b)), weights_);
+}
+
+}  // namespace geoalign::match

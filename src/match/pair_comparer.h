@@ -1,0 +1,30 @@
+#pragma once
+
+#include <filesystem>
+#include <string_view>
+#include <vector>
+
+#include "geoalign/parser.h"
+#include "match/term_weights.h"
+
+namespace geoalign::match {
+
+// What the match head knows besides its trees: the parser and the term weights it was
+// trained with, turning a pair of addresses into the pair features of match/pair_features.h.
+// The text it is given must already be normalized as the encoder's (runtime::PairScorer
+// does that), so that the head and the encoder judge the same pair.
+class PairComparer {
+ public:
+  // Throws Error naming the folder or file for anything malformed.
+  static PairComparer load(const std::filesystem::path& parser_dir, const std::filesystem::path& term_weights_file);
+
+  // Thread-safe. Throws Error on invalid UTF-8.
+  std::vector<float> features(std::string_view a, std::string_view b) const;
+
+ private:
+  PairComparer(AddressParser parser, TermWeights weights) : parser_(std::move(parser)), weights_(std::move(weights)) {}
+  AddressParser parser_;
+  TermWeights weights_;
+};
+
+}  // namespace geoalign::match
