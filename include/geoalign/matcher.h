@@ -18,7 +18,7 @@ const char* precision_name(Precision p);
 
 struct MatcherOptions {
   Precision precision = Precision::Auto;
-  int threads = 0;  // 0: one per core
+  int threads = 0;  // 0: one per core; holds for the whole process, whichever thread scores
 };
 
 struct AddressPair {

@@ -76,6 +76,7 @@ Matcher Matcher::load(const std::filesystem::path& model_dir, const MatcherOptio
 
 std::vector<MatchResult> Matcher::score(std::span<const AddressPair> pairs, std::size_t batch_size) const {
   Impl& m = *impl_;
+  adopt_num_threads();
   m.scorer.require_classifier();
   const std::vector<text::EncodedInput> inputs = m.scorer.encode_pairs(pairs);
   std::vector<MatchResult> results(pairs.size()), batch_results;
@@ -90,6 +91,7 @@ std::vector<MatchResult> Matcher::score(std::span<const AddressPair> pairs, std:
 std::vector<std::vector<float>> Matcher::embed(std::span<const std::string> addresses, Pooling pooling,
                                                std::size_t batch_size) const {
   Impl& m = *impl_;
+  adopt_num_threads();
   const std::vector<text::EncodedInput> inputs = m.scorer.encode_addresses(addresses);
   const auto hidden = m.scorer.folder().config.bert.hidden_size;
   const std::optional<model::EmbeddingHead> raw =

@@ -37,7 +37,8 @@ class BatchObserver {
 };
 
 // One client request: pairs to score or addresses to embed. The batcher fills the
-// results and calls `done` exactly once, from one of its threads.
+// results and calls `done` exactly once, from one of its threads (an exception from
+// `done` is reported on stderr and goes no further).
 struct InferenceRequest : std::enable_shared_from_this<InferenceRequest> {
   enum class Kind { Match, Embed };
   enum class Outcome { Pending, Ok, TimedOut, Cancelled, Failed };
@@ -58,14 +59,20 @@ struct InferenceRequest : std::enable_shared_from_this<InferenceRequest> {
 
  private:
   friend class Batcher;
+  std::size_t tokenized = 0;  // items handed to the model queue so far (tokenizer thread only)
   std::atomic<std::size_t> remaining{0};
   std::atomic<bool> finished{false};
 };
 
-// Dynamic batching: requests from all connections join one queue; a tokenizer thread
-// encodes them (and answers cache hits), and a model thread closes a batch when it
-// reaches max_batch_size items or max_batch_tokens tokens, or when its oldest item has
-// waited max_queue_delay. Large requests are split over batches and reassembled.
+// Dynamic batching. Requests from all connections join one queue. A tokenizer thread
+// normalizes and tokenizes them a slice at a time, taking requests in turn so a large one
+// cannot hold up the others, and answers cache hits. The model thread runs a batch as
+// soon as it is idle and items are queued; it waits for more (up to max_queue_delay) only
+// while the tokenizer is still turning queued requests into items. A batch takes items
+// from the waiting requests in turn, up to max_batch_size items and max_batch_tokens
+// tokens, so a one-pair request rides in the next batch whatever is queued before it.
+// The match head's parse-and-compare stage runs at batch time over every core, as in
+// offline scoring. Large requests are split over batches and reassembled.
 class Batcher {
  public:
   Batcher(const PairScorer& scorer, BatcherOptions options, BatchObserver* observer = nullptr);
@@ -85,14 +92,23 @@ class Batcher {
   struct Item {
     std::shared_ptr<InferenceRequest> request;
     std::size_t index;
+    NormalizedPair text;  // Match: what the compare stage reads at batch time
     text::EncodedInput input;
     std::string cache_key;
     Clock::time_point enqueued;
   };
+  // The items of one request waiting for the model, in request order.
+  struct Lane {
+    InferenceRequest::Kind kind;
+    std::deque<Item> items;
+  };
 
   void tokenizer_loop();
+  void tokenize_slice(const std::shared_ptr<InferenceRequest>& request, std::vector<Item>& items, std::size_t& tokens);
   void model_loop();
+  void take_batch(std::vector<Item>& batch);
   void run_batch(std::vector<Item>& batch, model::BertModel::Workspace& ws);
+  void compare_stage(std::vector<Item*>& live);
   void finish_item(InferenceRequest& request);
   void finish_request(InferenceRequest& request, InferenceRequest::Outcome outcome, const std::string& error);
   bool should_skip(Item& item, Clock::time_point now);
@@ -105,8 +121,9 @@ class Batcher {
   mutable std::mutex mutex_;
   std::condition_variable inbox_ready_, items_ready_;
   std::deque<std::shared_ptr<InferenceRequest>> inbox_;
-  std::deque<Item> match_items_, embed_items_;
-  std::size_t queued_tokens_ = 0;
+  std::deque<Lane> lanes_;
+  std::size_t lane_items_ = 0, queued_tokens_ = 0;
+  bool tokenizing_ = false;  // the tokenizer holds a request taken from the inbox
   std::atomic<std::size_t> queued_{0};
   bool stopping_ = false, tokenizer_done_ = false;
   std::thread tokenizer_thread_, model_thread_;

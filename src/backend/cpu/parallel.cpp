@@ -1,14 +1,26 @@
 #include <omp.h>
 
+#include <atomic>
 #include <thread>
 
 #include "backend/threads.h"
 
 namespace geoalign {
 
+namespace {
+std::atomic<int> g_num_threads{0};  // 0: never set, OpenMP's own default
+}
+
 void set_num_threads(int n) {
   if (n <= 0) n = static_cast<int>(std::thread::hardware_concurrency());
-  omp_set_num_threads(n > 0 ? n : 1);
+  if (n <= 0) n = 1;
+  g_num_threads = n;
+  omp_set_num_threads(n);
+}
+
+void adopt_num_threads() {
+  const int n = g_num_threads.load();
+  if (n > 0 && omp_get_max_threads() != n) omp_set_num_threads(n);
 }
 
 int num_threads() { return omp_get_max_threads(); }

@@ -1,0 +1,272 @@
+// The dynamic batcher on its own, without HTTP: splitting and reassembly, token limits,
+// mixed kinds, fairness between large and small requests, failures and timeouts, the
+// thread count, and the match head's path (normalization shared by the cache key).
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <condition_variable>
+#include <future>
+#include <mutex>
+
+#include "backend/threads.h"
+#include "runtime/batcher.h"
+#include "support/safetensors_writer.h"
+#include "support/temp_dir.h"
+#include "text/utf8.h"
+
+namespace geoalign::runtime {
+namespace {
+
+using namespace geoalign::testing;
+using namespace std::chrono_literals;
+
+const std::vector<AddressPair> kPairs = {
+    {"北京市朝阳区建国路88号", "北京朝阳建外88号"},
+    {"杭州市西湖区文三路478号华星科技大厦A座1203室", "文三路478号华星大厦"},
+    {"深圳市南山区科技园Ｂ栋３０１", "深圳南山科技园B栋301室"},
+    {"上海市浦东新区陆家嘴环路1000号", "上海市黄浦区南京东路100号"},
+    {"南京市", "南京市鼓楼区中山北路8号南京大学鼓楼校区北园教学楼二楼东侧走廊尽头的办公室"},
+};
+
+struct Recorder : BatchObserver {
+  std::mutex mutex;
+  std::vector<std::pair<std::size_t, std::size_t>> batches;  // (sequences, tokens)
+  void on_batch(std::size_t sequences, std::size_t tokens, double) override {
+    std::lock_guard lock(mutex);
+    batches.emplace_back(sequences, tokens);
+  }
+  void on_dequeued(double) override {}
+  void on_queue_depth(std::int64_t) override {}
+  void on_cache_lookup(bool) override {}
+  std::size_t count() {
+    std::lock_guard lock(mutex);
+    return batches.size();
+  }
+};
+
+std::shared_ptr<InferenceRequest> match_request(const std::vector<AddressPair>& pairs) {
+  auto r = std::make_shared<InferenceRequest>();
+  for (const auto& p : pairs) {
+    r->first.push_back(p.a);
+    r->second.push_back(p.b);
+  }
+  return r;
+}
+
+std::vector<AddressPair> cycle(std::size_t n) {
+  std::vector<AddressPair> out;
+  for (std::size_t i = 0; i < n; ++i) out.push_back(kPairs[i % kPairs.size()]);
+  return out;
+}
+
+using Pending = std::future<std::shared_ptr<InferenceRequest>>;
+
+// Submits; the future carries the finished request back.
+Pending submit(Batcher& batcher, const std::shared_ptr<InferenceRequest>& r) {
+  auto promise = std::make_shared<std::promise<std::shared_ptr<InferenceRequest>>>();
+  auto future = promise->get_future();
+  r->done = [promise](InferenceRequest& req) { promise->set_value(req.shared_from_this()); };
+  EXPECT_TRUE(batcher.submit(r));
+  return future;
+}
+
+std::shared_ptr<InferenceRequest> wait(Pending& f) {
+  if (f.wait_for(60s) != std::future_status::ready) throw std::runtime_error("request not answered in 60 s");
+  return f.get();
+}
+
+std::vector<MatchResult> offline(const PairScorer& scorer, const std::vector<AddressPair>& pairs) {
+  const auto inputs = scorer.encode_pairs(pairs);
+  std::vector<const text::EncodedInput*> pointers;
+  for (const auto& e : inputs) pointers.push_back(&e);
+  model::BertModel::Workspace ws;
+  std::vector<MatchResult> results;
+  scorer.classify(pointers, ws, results);
+  return results;
+}
+
+void expect_same(const std::vector<MatchResult>& got, const std::vector<MatchResult>& want, float tolerance = 1e-5f) {
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].label, want[i].label) << "pair " << i;
+    for (std::size_t k = 0; k < want[i].probabilities.size(); ++k) {
+      EXPECT_NEAR(got[i].probabilities[k], want[i].probabilities[k], tolerance) << "pair " << i;
+    }
+  }
+}
+
+class BatcherTest : public ::testing::Test {
+ protected:
+  PairScorer scorer{model::ModelFolder::load(fixture_model())};
+};
+
+TEST_F(BatcherTest, SplitsARequestLargerThanABatchAndReassemblesItInOrder) {
+  Recorder recorder;
+  Batcher batcher(scorer, {.max_batch_size = 8}, &recorder);
+  const auto pairs = cycle(203);
+  auto f = submit(batcher, match_request(pairs));
+  const auto r = wait(f);
+  EXPECT_EQ(r->outcome, InferenceRequest::Outcome::Ok);
+  expect_same(r->matches, offline(scorer, pairs));
+  EXPECT_GE(recorder.count(), 26u);
+  for (const auto& [sequences, tokens] : recorder.batches) EXPECT_LE(sequences, 8u);
+  batcher.shutdown();
+  EXPECT_EQ(batcher.queued_items(), 0u);
+}
+
+TEST_F(BatcherTest, KeepsEachBatchWithinItsTokenLimit) {
+  Recorder recorder;
+  const std::size_t limit = scorer.max_length() + 20;
+  Batcher batcher(scorer, {.max_batch_size = 64, .max_batch_tokens = limit}, &recorder);
+  const auto pairs = cycle(40);
+  auto f = submit(batcher, match_request(pairs));
+  expect_same(wait(f)->matches, offline(scorer, pairs));
+  for (const auto& [sequences, tokens] : recorder.batches) EXPECT_LE(tokens, limit);
+}
+
+TEST_F(BatcherTest, ServesMatchAndEmbedRequestsSideBySide) {
+  Batcher batcher(scorer, {.max_batch_size = 4});
+  auto embed = std::make_shared<InferenceRequest>();
+  embed->kind = InferenceRequest::Kind::Embed;
+  for (const auto& p : cycle(9)) embed->first.push_back(p.a);
+  const auto pairs = cycle(11);
+  auto fm = submit(batcher, match_request(pairs));
+  auto fe = submit(batcher, embed);
+  expect_same(wait(fm)->matches, offline(scorer, pairs));
+  const auto e = wait(fe);
+  ASSERT_EQ(e->outcome, InferenceRequest::Outcome::Ok);
+  const auto inputs = scorer.encode_addresses(embed->first);
+  std::vector<const text::EncodedInput*> pointers;
+  for (const auto& x : inputs) pointers.push_back(&x);
+  model::BertModel::Workspace ws;
+  std::vector<std::vector<float>> want;
+  scorer.embed(pointers, ws, want);
+  ASSERT_EQ(e->vectors.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    for (std::size_t d = 0; d < want[i].size(); ++d) EXPECT_NEAR(e->vectors[i][d], want[i][d], 1e-5f);
+  }
+}
+
+// A one-pair request that arrives behind a large one rides in one of the next batches
+// instead of waiting for all of the large one.
+TEST_F(BatcherTest, ASmallRequestIsNotHeldUpByALargeOne) {
+  Recorder recorder;
+  Batcher batcher(scorer, {.max_batch_size = 8}, &recorder);
+  auto big = submit(batcher, match_request(cycle(1024)));
+  std::size_t batches_before_small = 0;
+  auto small = match_request({kPairs[1]});
+  std::promise<void> small_done;
+  small->done = [&](InferenceRequest&) {
+    batches_before_small = recorder.count();
+    small_done.set_value();
+  };
+  const std::size_t at_submit = recorder.count();
+  ASSERT_TRUE(batcher.submit(small));
+  ASSERT_EQ(small_done.get_future().wait_for(60s), std::future_status::ready);
+  // The batch running at submission, at most one more that was already formed, and its own.
+  EXPECT_LE(batches_before_small, at_submit + 3);
+  EXPECT_EQ(wait(big)->outcome, InferenceRequest::Outcome::Ok);
+  EXPECT_EQ(small->outcome, InferenceRequest::Outcome::Ok);
+  expect_same(small->matches, offline(scorer, {kPairs[1]}));
+}
+
+// An idle model runs a lone request at once rather than waiting out the queue delay.
+TEST_F(BatcherTest, AnIdleModelDoesNotWaitForMore) {
+  Batcher batcher(scorer, {.max_batch_size = 64, .max_queue_delay = std::chrono::microseconds(std::chrono::hours(1))});
+  auto f = submit(batcher, match_request({kPairs[0]}));
+  ASSERT_EQ(f.wait_for(60s), std::future_status::ready);
+  EXPECT_EQ(f.get()->outcome, InferenceRequest::Outcome::Ok);
+}
+
+TEST_F(BatcherTest, ARequestPastItsDeadlineTimesOut) {
+  Batcher batcher(scorer, {});
+  auto r = match_request(cycle(3));
+  r->deadline = Clock::now() - 1s;
+  auto f = submit(batcher, r);
+  EXPECT_EQ(wait(f)->outcome, InferenceRequest::Outcome::TimedOut);
+  batcher.shutdown();  // `done` comes with the first skipped item; the others are released after
+  EXPECT_EQ(batcher.queued_items(), 0u);
+}
+
+TEST_F(BatcherTest, InvalidTextFailsItsRequestOnly) {
+  Batcher batcher(scorer, {.max_batch_size = 4});
+  auto bad = match_request(cycle(10));
+  bad->second[7] = "\xFF\xFE";
+  auto fb = submit(batcher, bad);
+  auto fg = submit(batcher, match_request(cycle(5)));
+  const auto b = wait(fb);
+  EXPECT_EQ(b->outcome, InferenceRequest::Outcome::Failed);
+  EXPECT_NE(b->error.find("UTF-8"), std::string::npos) << b->error;
+  EXPECT_EQ(wait(fg)->outcome, InferenceRequest::Outcome::Ok);
+  batcher.shutdown();
+  EXPECT_EQ(batcher.queued_items(), 0u);
+}
+
+TEST_F(BatcherTest, AThrowingCallbackDoesNotStopTheBatcher) {
+  Batcher batcher(scorer, {});
+  auto r = match_request(cycle(2));
+  r->done = [](InferenceRequest&) { throw std::runtime_error("client handler failed"); };
+  ASSERT_TRUE(batcher.submit(r));
+  auto f = submit(batcher, match_request(cycle(2)));
+  EXPECT_EQ(wait(f)->outcome, InferenceRequest::Outcome::Ok);
+}
+
+// A model that cannot classify fails every match batch: each request gets the error.
+TEST(Batcher, AFailingBatchFailsItsRequests) {
+  TempDir dir;
+  const auto model = copy_fixture_model(dir);
+  auto tensors = read_safetensors(model / "model.safetensors");
+  std::erase_if(tensors, [](const auto& t) { return t.first.starts_with("classifier."); });
+  write_file(model / "model.safetensors", safetensors_bytes(tensors));
+  const PairScorer scorer(model::ModelFolder::load(model));
+  Batcher batcher(scorer, {});
+  auto f = submit(batcher, match_request(cycle(3)));
+  const auto r = wait(f);
+  EXPECT_EQ(r->outcome, InferenceRequest::Outcome::Failed);
+  EXPECT_NE(r->error.find("classification head"), std::string::npos) << r->error;
+}
+
+// --threads is set on the main thread; the model runs on the batcher's own thread.
+TEST_F(BatcherTest, TheModelThreadUsesTheConfiguredThreadCount) {
+  set_num_threads(1);
+  int seen = 0;
+  {
+    Batcher batcher(scorer, {});
+    auto r = match_request(cycle(2));
+    std::promise<void> done;
+    r->done = [&](InferenceRequest&) {
+      seen = omp_get_max_threads();
+      done.set_value();
+    };
+    ASSERT_TRUE(batcher.submit(r));
+    ASSERT_EQ(done.get_future().wait_for(60s), std::future_status::ready);
+  }
+  set_num_threads(0);
+  EXPECT_EQ(seen, 1);
+}
+
+// With the shipped model's match head: a pair padded with invisible characters is the
+// same pair, so it gets the same answer, and caching one answers the other correctly.
+TEST(BatcherWithMatchHead, InvisibleCharactersNeitherChangeNorPoisonAnswers) {
+  const auto dir = source_dir() / "models/default";
+  if (!std::filesystem::exists(dir / "match_head.json")) GTEST_SKIP() << "no shipped match head";
+  const PairScorer scorer(model::ModelFolder::load(dir));
+  const AddressPair clean{"杭州市西湖区文三路478号华星科技大厦", "文三路478号华星大厦"};
+  std::string spaced_b = "\uFEFF";
+  for (const char32_t c : std::u32string(U"文三路478号华星大厦")) {
+    spaced_b += text::encode_utf8(std::u32string(1, c));
+    spaced_b += "\u200B";
+  }
+  const AddressPair noisy{std::string(300, ' ') + clean.a + "\u3000", spaced_b};
+  const auto want = offline(scorer, {clean});
+  expect_same(offline(scorer, {noisy}), want, 0.0f);
+
+  Batcher batcher(scorer, {.cache_size = 100});
+  auto first = submit(batcher, match_request({noisy}));
+  expect_same(wait(first)->matches, want, 0.0f);
+  auto second = submit(batcher, match_request({clean}));
+  expect_same(wait(second)->matches, want, 0.0f);
+}
+
+}  // namespace
+}  // namespace geoalign::runtime
