@@ -148,8 +148,9 @@ def main():
     ap.add_argument("input", nargs="?", default="-")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    if os.path.exists(os.path.join(args.model, "config.json")) and "fusion_layer" in json.load(
-            open(os.path.join(args.model, "config.json"), encoding="utf-8")):
+    with open(os.path.join(args.model, "config.json"), encoding="utf-8") as f:
+        mgeo = "fusion_layer" in json.load(f)
+    if mgeo:  # MGeo's forward: its text layers only
         from mgeo_reference import MGeoReference
         ref = MGeoReference(args.model)
     else:
