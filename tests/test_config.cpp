@@ -61,6 +61,23 @@ TEST(ModelConfig, ErrorsNameTheField) {
   EXPECT_NE(load_error(c).find("max_length"), std::string::npos);
 }
 
+TEST(ModelConfig, FusionLayerDefaultsToEveryLayer) {
+  EXPECT_EQ(load_model_config(fixture_model()).bert.fusion_layer, 2);  // no fusion_layer: all layers run
+  TempDir dir;
+  auto c = base_config();
+  c["num_hidden_layers"] = 4;
+  c["fusion_layer"] = 3;
+  c["gis_embedding"] = 0;
+  write_file(dir / "config.json", c.dump());
+  EXPECT_EQ(load_model_config(dir.path()).bert.fusion_layer, 3);
+
+  c["fusion_layer"] = 5;
+  EXPECT_NE(load_error(c).find("fusion_layer must be between 1 and num_hidden_layers (4), got 5"), std::string::npos);
+  c["fusion_layer"] = 3;
+  c["gis_embedding"] = 2;
+  EXPECT_NE(load_error(c).find("gis_embedding 2"), std::string::npos);
+}
+
 TEST(ModelConfig, InvalidJsonNamesTheFile) {
   TempDir dir;
   write_file(dir / "config.json", "{\"hidden_size\": 1E99999}");

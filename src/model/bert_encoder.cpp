@@ -31,6 +31,7 @@ std::pair<Tensor, Tensor> fused_qkv(const BertWeightReader& w, const std::string
 BertModel BertModel::load(const BertWeightReader& w, const BertConfig& config, ops::MatmulPrecision precision) {
   const std::int64_t hidden = config.hidden_size;
   const std::int64_t inner = config.intermediate_size;
+  w.reject_unused(config);
   BertModel m;
   m.config_ = config;
   m.word_embeddings_ = w.encoder("embeddings.word_embeddings.weight", {config.vocab_size, hidden});
@@ -39,7 +40,9 @@ BertModel BertModel::load(const BertWeightReader& w, const BertConfig& config, o
   m.embedding_norm_gamma_ = w.encoder("embeddings.LayerNorm.weight", {hidden});
   m.embedding_norm_beta_ = w.encoder("embeddings.LayerNorm.bias", {hidden});
 
-  for (std::int64_t l = 0; l < config.num_hidden_layers; ++l) {
+  // Layers [0, fusion_layer): all of a plain BERT, MGeo's text layers (its fusion layers
+  // above them are not run by its text classifier, so they are not loaded).
+  for (std::int64_t l = 0; l < config.fusion_layer; ++l) {
     const std::string p = "encoder.layer." + std::to_string(l) + ".";
     auto [qkv_weight, qkv_bias] = fused_qkv(w, p, hidden);
     m.layers_.push_back(Layer{

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "backend/tensor.h"
+#include "model/config.h"
 #include "model/safetensors.h"
 
 namespace geoalign::model {
@@ -24,6 +25,17 @@ class BertWeightReader {
   bool has_head(const std::string& name) const;
 
   const std::string& prefix() const { return prefix_; }
+
+  // Throws, naming the file and the tensors, when the checkpoint holds a tensor that
+  // would take part in its own model's forward pass but that geoalign does not run, so
+  // geoalign would silently compute other numbers: an unknown tensor in the encoder
+  // (under the prefix: embeddings, encoder.layer.N below fusion_layer, pooler), MGeo's
+  // GIS embeddings or multi-modal GIS encoder, cross-attention in a layer below
+  // fusion_layer, a layer beyond num_hidden_layers, an unknown classifier tensor.
+  // Not rejected: the layers from fusion_layer on (MGeo's fusion layers, which its text
+  // classifier does not run), the position_ids/token_type_ids buffers, and tensors
+  // outside the encoder and classifier such as the cls.* pretraining heads.
+  void reject_unused(const BertConfig& config) const;
 
  private:
   std::optional<std::string> resolve(const std::string& full_name) const;

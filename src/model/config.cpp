@@ -65,6 +65,20 @@ BertConfig parse_bert(const JsonFields& c) {
   positive("intermediate_size", b.intermediate_size);
   positive("max_position_embeddings", b.max_position_embeddings);
   positive("type_vocab_size", b.type_vocab_size);
+  // MGeo (ModelScope's modelscope/models/multi_modal/mgeo/backbone.py) runs its text
+  // encoder in mode 'text': layers [0, fusion_layer) only.
+  b.fusion_layer = c.integer("fusion_layer", b.num_hidden_layers);
+  if (b.fusion_layer <= 0 || b.fusion_layer > b.num_hidden_layers) {
+    throw Error(c.where() + ": fusion_layer must be between 1 and num_hidden_layers (" +
+                std::to_string(b.num_hidden_layers) + "), got " + std::to_string(b.fusion_layer));
+  }
+  // gis_embedding != 0 makes MGeo embed geographic inputs (GisEmbeddings: relation types,
+  // absolute and relative coordinates) that an address pair does not carry.
+  if (const std::int64_t gis = c.integer("gis_embedding", 0); gis != 0) {
+    throw Error(c.where() + ": gis_embedding " + std::to_string(gis) +
+                ": MGeo's GIS variant (embeddings of geographic inputs besides the text) is not supported; "
+                "only text models with gis_embedding 0 load");
+  }
   if (b.hidden_size % b.num_attention_heads != 0) {
     throw Error(c.where() + ": hidden_size " + std::to_string(b.hidden_size) + " is not a multiple of " +
                 "num_attention_heads " + std::to_string(b.num_attention_heads));

@@ -20,6 +20,10 @@ struct BertConfig {
   std::int64_t intermediate_size = 0;
   std::int64_t max_position_embeddings = 512;
   std::int64_t type_vocab_size = 2;
+  // MGeo's fusion_layer: its text encoder runs layers [0, fusion_layer) only; the layers
+  // from fusion_layer on are its cross-attention (fusion) layers and are not run. Equal
+  // to num_hidden_layers when config.json has no fusion_layer (a plain BERT).
+  std::int64_t fusion_layer = 0;
   float layer_norm_eps = 1e-12f;
   ops::Activation hidden_act = ops::Activation::Gelu;
   std::vector<std::string> labels;  // id2label, in id order

@@ -58,6 +58,14 @@ ModelFolder ModelFolder::load(const std::filesystem::path& dir, ops::MatmulPreci
   }
   const SafetensorsFile weights = SafetensorsFile::open(weights_path);
   BertModel model = BertModel::load(BertWeightReader(weights), config.bert, precision);
+  // A pair is encoded with token type 1 for the second address; with one token type the
+  // classifier would fail on every pair, so such a model loads only without one (to embed,
+  // which uses token type 0 alone).
+  if (model.can_classify() && config.bert.type_vocab_size < 2) {
+    throw Error((dir / "config.json").string() + ": type_vocab_size " + std::to_string(config.bert.type_vocab_size) +
+                ": a pair classifier needs token types 0 and 1 (the second address is type 1); this folder has a "
+                "classification head (pooler.dense and classifier)");
+  }
 
   text::AddressNormalizer normalizer(config.settings.normalize);
   LabelRoles roles = LabelRoles::from_labels(config.bert.labels);

@@ -21,7 +21,8 @@ inline double classification_flops(const model::BertConfig& c, std::span<const t
   const double per_token_layer = 2 * (3 * h * h + h * h + 2 * h * inner);
   const auto sequences = static_cast<double>(batch.size());
   const double head = sequences * 2 * (h * h + h * static_cast<double>(c.labels.size()));
-  return static_cast<double>(c.num_hidden_layers) * (tokens * per_token_layer + attention) + head;
+  // The layers that run: [0, fusion_layer), all of them for a plain BERT.
+  return static_cast<double>(c.fusion_layer) * (tokens * per_token_layer + attention) + head;
 }
 
 }  // namespace geoalign::runtime

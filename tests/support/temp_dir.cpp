@@ -20,9 +20,9 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ignored);
 }
 
-std::filesystem::path copy_fixture_model(const TempDir& dir) {
+std::filesystem::path copy_fixture_model(const TempDir& dir, const std::filesystem::path& source) {
   const auto target = dir / "model";
-  std::filesystem::copy(fixture_model(), target, std::filesystem::copy_options::recursive);
+  std::filesystem::copy(source, target, std::filesystem::copy_options::recursive);
   return target;
 }
 

@@ -7,6 +7,8 @@ namespace geoalign::testing {
 
 inline std::filesystem::path source_dir() { return GEOALIGN_SOURCE_DIR; }
 inline std::filesystem::path fixture_model() { return source_dir() / "tests/fixtures/tiny_bert"; }
+// A tiny random model in MGeo's layout (tools/reference/make_mgeo_fixture.py).
+inline std::filesystem::path mgeo_fixture_model() { return source_dir() / "tests/fixtures/tiny_mgeo"; }
 
 // A fresh directory removed with everything in it when the object goes away.
 class TempDir {
@@ -22,8 +24,8 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-// A copy of the fixture model in a temp dir, for tests that damage or edit it.
-std::filesystem::path copy_fixture_model(const TempDir& dir);
+// A copy of a fixture model (by default tiny_bert) in a temp dir, for tests that damage or edit it.
+std::filesystem::path copy_fixture_model(const TempDir& dir, const std::filesystem::path& source = fixture_model());
 
 std::string read_file(const std::filesystem::path& path);
 void write_file(const std::filesystem::path& path, const std::string& contents);

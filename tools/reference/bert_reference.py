@@ -30,13 +30,17 @@ PREFIXES = ["bert.", "bert.text_encoder.", "text_encoder.", ""]
 
 
 class BertReference:
-    def __init__(self, folder):
+    """weights: a state dict to use instead of the folder's model.safetensors."""
+
+    def __init__(self, folder, weights=None):
         with open(os.path.join(folder, "config.json"), encoding="utf-8") as f:
             self.config = json.load(f)
         c = self.config
         self.hidden = c["hidden_size"]
         self.heads = c["num_attention_heads"]
         self.layers = c["num_hidden_layers"]
+        self.run_layers = range(self.layers)  # MGeoReference runs fewer
+        self.mask_value = None  # the additive mask of padding: the dtype's minimum, as Hugging Face
         self.eps = c.get("layer_norm_eps", 1e-12)
         self.act = ACTIVATIONS[c.get("hidden_act", "gelu")]
         id2label = c.get("id2label") or {str(i): f"LABEL_{i}" for i in range(c.get("num_labels", 2))}
@@ -45,7 +49,7 @@ class BertReference:
         self.max_length = g.get("max_length", min(128, c.get("max_position_embeddings", 512)))
         self.normalize = g.get("normalize", {})
         self.tokenizer = BertTokenizer.from_folder(folder)
-        w = safetensors_io.load(os.path.join(folder, "model.safetensors"))
+        w = weights if weights is not None else safetensors_io.load(os.path.join(folder, "model.safetensors"))
         prefix = next(p for p in PREFIXES if p + "embeddings.word_embeddings.weight" in w)
         self.w = {k[len(prefix):] if k.startswith(prefix) else k: v.float() for k, v in w.items()}
 
@@ -93,9 +97,10 @@ class BertReference:
         x = x + F.embedding(pos, self.w["embeddings.position_embeddings.weight"])
         x = self._ln(x, "embeddings.LayerNorm")
         dtype = torch.get_autocast_cpu_dtype() if torch.is_autocast_cpu_enabled() else torch.float32
-        additive = (1.0 - mask[:, None, None, :]) * torch.finfo(dtype).min
+        additive = (1.0 - mask[:, None, None, :]) * (self.mask_value if self.mask_value is not None
+                                                     else torch.finfo(dtype).min)
         d = self.hidden // self.heads
-        for l in range(self.layers):
+        for l in self.run_layers:
             p = f"encoder.layer.{l}."
 
             def split(t):
@@ -143,7 +148,13 @@ def main():
     ap.add_argument("input", nargs="?", default="-")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    ref = BertReference(args.model)
+    with open(os.path.join(args.model, "config.json"), encoding="utf-8") as f:
+        mgeo = "fusion_layer" in json.load(f)
+    if mgeo:  # MGeo's forward: its text layers only
+        from mgeo_reference import MGeoReference
+        ref = MGeoReference(args.model)
+    else:
+        ref = BertReference(args.model)
     roles = label_roles(ref.labels)
     src = sys.stdin if args.input == "-" else open(args.input, encoding="utf-8")
     pairs = []
