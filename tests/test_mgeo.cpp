@@ -13,6 +13,7 @@
 #include "geoalign/matcher.h"
 #include "model/model_folder.h"
 #include "support/safetensors_writer.h"
+#include "support/load_error.h"
 #include "support/temp_dir.h"
 
 namespace geoalign {
@@ -42,15 +43,6 @@ void edit_config(const std::filesystem::path& folder, const std::function<void(n
   auto config = nlohmann::json::parse(read_file(folder / "config.json"));
   edit(config);
   write_file(folder / "config.json", config.dump());
-}
-
-std::string load_error(const std::filesystem::path& folder) {
-  try {
-    model::ModelFolder::load(folder);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }

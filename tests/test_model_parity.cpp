@@ -10,6 +10,7 @@
 #include "geoalign/matcher.h"
 #include "model/model_folder.h"
 #include "support/safetensors_writer.h"
+#include "support/load_error.h"
 #include "support/temp_dir.h"
 
 namespace geoalign {
@@ -185,15 +186,6 @@ TEST(ModelParity, Bf16StoredWeightsEqualTheirF32Values) {
   write_file(f32_folder / "model.safetensors", safetensors_bytes(rounded));
   const Tensor a = logits_of(bf16_folder), b = logits_of(f32_folder);
   EXPECT_EQ(a.to_vector(), b.to_vector());
-}
-
-std::string load_error(const std::filesystem::path& folder) {
-  try {
-    model::ModelFolder::load(folder);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(ModelFolder, MissingTensorIsNamed) {
