@@ -32,6 +32,22 @@ TEST(CliParse, OneOutputLinePerInputLineAndErrorsInPlace) {
   EXPECT_NE(r.err.find("<stdin>:2: invalid UTF-8"), std::string::npos) << r.err;
 }
 
+// Invisible characters and blanks beside Chinese characters are dropped before parsing,
+// as the models do, unless --no-normalize asks for the text as it is.
+TEST(CliParse, NoisyTextParsesLikeCleanText) {
+  const std::string clean = "杭州市西湖区文三路478号华星科技大厦";
+  const std::string noisy = " \uFEFF杭\u200B州市\u00A0西湖区 文三路\u3000478号华星科技大厦\u200B ";
+  const auto r = run_cli("parse --model " + shipped_parser(), clean + "\n" + noisy + "\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto out = lines(r.out);
+  ASSERT_EQ(out.size(), 2u) << r.out;
+  EXPECT_EQ(out[1], out[0]);
+  EXPECT_EQ(nlohmann::json::parse(out[1])["admin"]["adcode"], "330106");
+  const auto raw = run_cli("parse --no-normalize --model " + shipped_parser(), noisy + "\n");
+  ASSERT_EQ(raw.exit_code, 0) << raw.err;
+  EXPECT_EQ(nlohmann::json::parse(raw.out)["text"], noisy);
+}
+
 TEST(CliParse, EvalScoresSpans) {
   TempDir dir;
   write_file(dir / "tagged.txt", "杭 B-city\n州 I-city\n市 I-city\n文 B-road\n三 I-road\n路 I-road\n90 B-roadno\n号 I-roadno\n\n");

@@ -15,6 +15,7 @@
 #include "geo/conll.h"
 #include "geo/tagger_eval.h"
 #include "geoalign/parser.h"
+#include "text/normalize.h"
 
 namespace geoalign::cli {
 
@@ -74,7 +75,11 @@ int run_parse(int argc, char** argv, int first) {
   Args args("parse",
             {{"model", true, "parser folder (tagger.bin, divisions.tsv)", "models/default/parser"},
              {"eval", true, "score the tagger on a CoNLL file (token TAG lines) instead of parsing", ""},
-             {"json", false, "with --eval: print JSON", ""}},
+             {"json", false, "with --eval: print JSON", ""},
+             {"no-normalize", false,
+              "parse each line as it is; by default full-width forms become ASCII and invisible characters and "
+              "blanks beside Chinese characters are dropped, as geoalign's models do",
+              ""}},
             "[FILE|-]  one address per line (default: standard input)");
   args.parse(argc, argv, first);
   if (args.flag("help")) {
@@ -89,6 +94,8 @@ int run_parse(int argc, char** argv, int first) {
   if (args.positional().size() > 1) throw UsageError("at most one input file");
 
   const AddressParser parser = AddressParser::load(args.value("model"));
+  const text::AddressNormalizer normalizer(args.flag("no-normalize") ? text::NormalizeOptions{}
+                                                                     : text::NormalizeOptions::addresses());
   const std::string input = args.positional().empty() ? "-" : args.positional()[0];
   InputFile file(input);
   LineReader lines(file.stream(), file.name());
@@ -104,7 +111,8 @@ int run_parse(int argc, char** argv, int first) {
       std::cout << nlohmann::json{{"line", line.number}, {"error", line.problem}}.dump() << "\n";
       continue;
     }
-    std::cout << parse_json(parser.parse(line.text)).dump() << "\n";
+    // "text" in the output is what was parsed: element offsets count its code points.
+    std::cout << parse_json(parser.parse(normalizer.normalize(line.text))).dump() << "\n";
   }
   std::fprintf(stderr, "parsed %zu addresses (%zu errors) in %.2f s\n", count - errors, errors,
                seconds_since(start));

@@ -20,6 +20,9 @@ struct NormalizeOptions {
   bool traditional_to_simplified = false;
 
   bool any() const { return fullwidth_to_halfwidth || clean_whitespace || traditional_to_simplified; }
+
+  // What geoalign's own models ask for, and what `parse` applies without a model.
+  static NormalizeOptions addresses() { return {.fullwidth_to_halfwidth = true, .clean_whitespace = true}; }
 };
 
 class AddressNormalizer {
