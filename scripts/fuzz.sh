@@ -18,9 +18,17 @@ seed fuzz_tokenizer "$root/examples/sample_pairs.tsv"
 seed fuzz_pair_reader "$root/examples/sample_pairs.tsv"
 seed fuzz_safetensors "$root/tests/fixtures/tiny_bert/model.safetensors"
 seed fuzz_parser "$root/examples/sample_pairs.tsv"
+# fuzz_http: the first byte sets the read chunk size, the rest is what a client sends.
+mkdir -p "$out/corpus/fuzz_http"
+printf '%s' $'\x07POST /v1/match HTTP/1.1\r\nHost: x\r\nContent-Length: 46\r\n\r\n{"pairs":[["北京朝阳","北京市朝阳区"]]}GET /metrics HTTP/1.1\r\n\r\n' \
+  >"$out/corpus/fuzz_http/match_pipelined"
+printf '%s' $'\x20POST /v2/models/geoalign/infer HTTP/1.1\r\nTransfer-Encoding: chunked\r\nExpect: 100-continue\r\n\r\n3a\r\n{"inputs":[{"name":"pairs","data":[["a","b"]]}],"id":"7"}\r\n0\r\n\r\n' \
+  >"$out/corpus/fuzz_http/kserve_chunked"
+printf '%s' $'\x40POST /v1/embed HTTP/1.0\r\nContent-Length: 23\r\n\r\n{"addresses":["杭州"]}' \
+  >"$out/corpus/fuzz_http/embed"
 
 mkdir -p "$out/crashes"
-for target in fuzz_tokenizer fuzz_safetensors fuzz_pair_reader fuzz_parser; do
+for target in fuzz_tokenizer fuzz_safetensors fuzz_pair_reader fuzz_parser fuzz_http; do
   echo "== $target for ${seconds}s" >&2
   "$out/tests/fuzz/$target" -max_total_time="$seconds" -max_len=65536 -artifact_prefix="$out/crashes/$target-" \
     -print_final_stats=0 "$out/corpus/$target" 2>"$out/$target.log" || {
