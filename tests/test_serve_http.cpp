@@ -254,13 +254,15 @@ TEST(ServeHttp, RequestsOfClientsThatHungUpAreSkipped) {
 // request was in flight, losing both answers.
 TEST(ServeHttp, PipelinedRequestsWithoutTimeoutAreAnsweredInOrder) {
   runtime::BatcherOptions batching;
-  batching.max_queue_delay = std::chrono::milliseconds(20);
+  batching.max_queue_delay = std::chrono::milliseconds(300);
   ServerOptions options;
   options.timeout = std::chrono::milliseconds(0);
   RunningServer server(batching, options);
   RawClient client(server.port());
-  client.send(post_request("/v1/match", match_body(2)) + post_request("/v1/match", match_body(1)) +
-              post_request("/v1/embed", R"({"addresses":["杭州","上海","北京"]})"));
+  client.send(post_request("/v1/match", match_body(2)));
+  // The next requests arrive while the first waits in the queue.
+  ASSERT_TRUE(wait_for([&] { return server.metrics().queue_depth.load() == 2; }));
+  client.send(post_request("/v1/match", match_body(1)) + post_request("/v1/embed", R"({"addresses":["杭州","上海","北京"]})"));
   for (std::size_t want : {2u, 1u}) {
     RawClient::Response r;
     ASSERT_FALSE(client.read(r));
