@@ -463,5 +463,27 @@ TEST(ServeHttp, DrainDeadlineBoundsShutdown) {
   }
 }
 
+// At the drain deadline a connection whose request still waits in the queue is closed
+// too, and its request is cancelled (the batcher skips it) rather than left holding the
+// connection's state.
+TEST(ServeHttp, DrainDeadlineCancelsRequestsStillQueued) {
+  runtime::BatcherOptions batching;
+  batching.max_queue_delay = std::chrono::seconds(60);
+  ServerOptions options;
+  options.timeout = std::chrono::milliseconds(0);
+  options.drain_timeout = std::chrono::milliseconds(200);
+  RunningServer server(batching, options);
+  RawClient client(server.port());
+  client.send(post_request("/v1/match", match_body(1)));
+  ASSERT_TRUE(wait_for([&] { return server.metrics().queue_depth.load() == 1; }));
+  auto stopped = std::async(std::launch::async, [&server] { server.stop(); });
+  if (stopped.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {
+    ADD_FAILURE() << "stop() did not return within 30 s";
+    std::_Exit(1);
+  }
+  EXPECT_TRUE(client.closed_by_server());
+  EXPECT_EQ(server.metrics().pairs_scored.load(), 0u);
+}
+
 }  // namespace
 }  // namespace geoalign::serve

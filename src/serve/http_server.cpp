@@ -367,6 +367,12 @@ class Session : public std::enable_shared_from_this<Session> {
   void close() {
     if (!open_) return;
     open_ = false;
+    // Nobody is left to answer: let the batcher skip the request, and drop this session's
+    // hold on it (its `done` callback holds the session: a cycle until it runs).
+    if (inflight_) {
+      inflight_->cancelled = true;
+      inflight_.reset();
+    }
     beast::error_code ignored;
     stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
     stream_.socket().close(ignored);
