@@ -43,6 +43,12 @@ TEST(ServeProcess, QueueSmallerThanABatchIsRefusedAtStart) {
 // connections exhaust them; once they close, the server accepts again and /metrics
 // counts the errors.
 TEST(ServeProcess, AcceptsAgainAfterDescriptorExhaustion) {
+#if defined(__SANITIZE_ADDRESS__)
+  // The sanitizer build also has UBSan, whose vptr check probes memory through a pipe:
+  // out of descriptors, it reports every virtual call it has not cached (such as
+  // error_code::message()) as an invalid vptr. The Release and TSan runs cover this test.
+  GTEST_SKIP() << "UBSan's vptr check needs free descriptors";
+#endif
   ServeProcess server(with_model({}), 64);
   ASSERT_TRUE(server.wait_ready()) << server.log();
   RawClient keeper(server.port());  // accepted before the exhaustion, kept alive
