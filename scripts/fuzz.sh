@@ -18,9 +18,20 @@ seed fuzz_tokenizer "$root/examples/sample_pairs.tsv"
 seed fuzz_pair_reader "$root/examples/sample_pairs.tsv"
 seed fuzz_safetensors "$root/tests/fixtures/tiny_bert/model.safetensors"
 seed fuzz_parser "$root/examples/sample_pairs.tsv"
+# fuzz_http: the first byte sets the read chunk size, the rest is what a client sends.
+mkdir -p "$out/corpus/fuzz_http"
+http_seed() {  # name, chunk-size byte, request line and headers, body, what follows
+  local length; length=$(printf '%s' "$4" | wc -c)
+  printf '%s%s\r\nContent-Length: %s\r\n\r\n%s%s' "$2" "$3" "$length" "$4" "${5:-}" >"$out/corpus/fuzz_http/$1"
+}
+http_seed match $'\x07' $'POST /v1/match HTTP/1.1\r\nHost: x' '{"pairs":[["北京市朝阳区建国路88号","北京朝阳建外88号"]]}' \
+  $'GET /metrics HTTP/1.1\r\n\r\n'
+http_seed embed $'\x40' $'POST /v1/embed HTTP/1.0\r\nExpect: 100-continue' '{"addresses":["杭州",""]}'
+http_seed kserve $'\x20' $'POST /v2/models/geoalign/infer HTTP/1.1\r\nConnection: keep-alive' \
+  '{"id":"7","inputs":[{"name":"pairs","datatype":"BYTES","shape":[1,2],"data":[["a","b"]]}]}'
 
 mkdir -p "$out/crashes"
-for target in fuzz_tokenizer fuzz_safetensors fuzz_pair_reader fuzz_parser; do
+for target in fuzz_tokenizer fuzz_safetensors fuzz_pair_reader fuzz_parser fuzz_http; do
   echo "== $target for ${seconds}s" >&2
   "$out/tests/fuzz/$target" -max_total_time="$seconds" -max_len=65536 -artifact_prefix="$out/crashes/$target-" \
     -print_final_stats=0 "$out/corpus/$target" 2>"$out/$target.log" || {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, then builds and runs the whole test suite twice: a Release
 # build, and the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer;
-# then each libFuzzer target for a few seconds.
+# then the threaded tests under ThreadSanitizer; then each libFuzzer target for a few
+# seconds.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh"
@@ -12,6 +13,17 @@ for kind in release asan; do
   echo "== $kind tests" >&2
   (cd "$root/build/$kind" && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j "$(nproc)")
 done
+
+# ThreadSanitizer on the threaded code: the HTTP server (its I/O thread, the batcher's
+# threads and the hand-over between them) and the batcher. OMP_NUM_THREADS=1: libgomp,
+# which the model's kernels and oneDNN use, is not built with TSan, and its worker threads
+# synchronize in ways TSan cannot see (false reports). With one OpenMP thread no worker
+# threads start, so nothing needs suppressing and any report is about geoalign's threads.
+echo "== tsan build" >&2
+"$root/scripts/build.sh" tsan
+echo "== tsan tests (server and batcher)" >&2
+(cd "$root/build/tsan" && OMP_NUM_THREADS=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+  ctest --output-on-failure -j "$(nproc)" -R 'ServeHttp|ServeApi|ServeProcess|LruCache')
 
 echo "== fuzzing" >&2
 "$root/scripts/fuzz.sh" "${GEOALIGN_FUZZ_SECONDS:-15}"

@@ -14,6 +14,7 @@
 #include "loadtest/load_generator.h"
 #include "serve/http_server.h"
 #include "support/http_client.h"
+#include "support/raw_client.h"
 #include "support/temp_dir.h"
 
 namespace geoalign::serve {
@@ -42,6 +43,7 @@ class RunningServer {
   }
   unsigned short port() const { return port_; }
   Server& server() { return *server_; }
+  Metrics& metrics() { return metrics_; }
   HttpResponse post(const std::string& target, const std::string& body) { return http_request(port_, "POST", target, body); }
   HttpResponse get(const std::string& target) { return http_request(port_, "GET", target); }
 
@@ -53,6 +55,17 @@ class RunningServer {
   unsigned short port_ = 0;
   std::thread thread_;
 };
+
+// Waits for a condition instead of sleeping for a guessed time; false if it does not hold
+// within the (generous) limit.
+template <class Condition>
+bool wait_for(Condition condition, std::chrono::milliseconds limit = std::chrono::seconds(20)) {
+  for (const auto until = std::chrono::steady_clock::now() + limit; !condition();) {
+    if (std::chrono::steady_clock::now() >= until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
 
 const std::vector<std::pair<std::string, std::string>> kPairs = {
     {"北京市朝阳区建国路88号", "北京朝阳建外88号"},
@@ -75,7 +88,9 @@ TEST(ServeHttp, MatchAgreesWithOfflineScoring) {
   const auto r = server.post("/v1/match", match_body(kPairs.size()));
   ASSERT_EQ(r.status, 200) << r.body;
   const auto results = json::parse(r.body)["results"];
-  const auto matcher = Matcher::load(fixture_model(), {.precision = Precision::FP32});
+  // One thread: the reference need not be fast, and OpenMP worker threads (libgomp is
+  // not built with TSan) give false reports in the ThreadSanitizer run of scripts/test.sh.
+  const auto matcher = Matcher::load(fixture_model(), {.precision = Precision::FP32, .threads = 1});
   std::vector<AddressPair> pairs;
   for (const auto& p : kPairs) pairs.push_back({p.first, p.second});
   const auto want = matcher.score(pairs);
@@ -152,33 +167,52 @@ TEST(ServeHttp, ErrorStatuses) {
 TEST(ServeHttp, FullQueueAnswers429WithRetryAfter) {
   runtime::BatcherOptions batching;
   batching.max_queue = 4;
+  batching.max_queue_delay = std::chrono::milliseconds(500);
   RunningServer server(batching);
-  const auto r = server.post("/v1/match", match_body(5));
+  auto waiting = std::async(std::launch::async, [&server] { return server.post("/v1/match", match_body(3)); });
+  ASSERT_TRUE(wait_for([&] { return server.metrics().queue_depth.load() == 3; }));
+  const auto r = server.post("/v1/match", match_body(2));  // would fit an empty queue
   EXPECT_EQ(r.status, 429);
   EXPECT_EQ(r.retry_after, "1");
+  EXPECT_EQ(waiting.get().status, 200);
+  EXPECT_EQ(server.post("/v1/match", match_body(4)).status, 200);
+}
+
+// A request larger than the whole queue can never be accepted: 413, not "retry shortly".
+TEST(ServeHttp, RequestLargerThanTheQueueGets413) {
+  runtime::BatcherOptions batching;
+  batching.max_queue = 4;
+  RunningServer server(batching);
+  const auto r = server.post("/v1/match", match_body(5));
+  EXPECT_EQ(r.status, 413);
+  EXPECT_EQ(json::parse(r.body)["type"], "too_large");
+  EXPECT_EQ(r.retry_after, "");
+  EXPECT_EQ(server.post("/v1/embed", R"({"addresses":["a","b","c","d","e"]})").status, 413);
   EXPECT_EQ(server.post("/v1/match", match_body(4)).status, 200);
 }
 
 TEST(ServeHttp, RequestTimeoutAnswers504) {
   runtime::BatcherOptions batching;
-  batching.max_queue_delay = std::chrono::seconds(2);  // a lone pair waits for company
+  batching.max_queue_delay = std::chrono::seconds(20);  // a lone pair waits for company
   ServerOptions options;
   options.timeout = std::chrono::milliseconds(50);
   RunningServer server(batching, options);
   const auto start = std::chrono::steady_clock::now();
   EXPECT_EQ(server.post("/v1/match", match_body(1)).status, 504);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));  // answered before the batch
 }
 
 TEST(ServeHttp, DrainAnswersEveryAcceptedRequest) {
   runtime::BatcherOptions batching;
-  batching.max_queue_delay = std::chrono::milliseconds(300);
+  batching.max_queue_delay = std::chrono::seconds(1);
   RunningServer server(batching);
   std::vector<std::future<HttpResponse>> replies;
   for (std::size_t i = 0; i < 20; ++i) {
     replies.push_back(std::async(std::launch::async, [&server, i] { return server.post("/v1/match", match_body(1, i)); }));
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // all read and queued, none answered
+  // All read and queued, none answered (a slow machine may see a batch leave early; the
+  // replies must still all be 200).
+  wait_for([&] { return server.metrics().queue_depth.load() == 20; }, std::chrono::seconds(1));
   server.stop();
   for (auto& r : replies) EXPECT_EQ(r.get().status, 200);
 }
@@ -202,22 +236,84 @@ TEST(ServeHttp, RepeatedPairsComeFromTheCache) {
   EXPECT_EQ(metric(metrics, "geoalign_items_total"), 1u);
 }
 
+// A client that resets its connection while its request waits is gone for good: the
+// batcher skips its pairs.
 TEST(ServeHttp, RequestsOfClientsThatHungUpAreSkipped) {
-  namespace asio = boost::asio;
   runtime::BatcherOptions batching;
-  batching.max_queue_delay = std::chrono::milliseconds(300);
+  batching.max_queue_delay = std::chrono::milliseconds(500);
   RunningServer server(batching);
   {
-    asio::io_context io;
-    asio::ip::tcp::socket socket(io);
-    socket.connect({asio::ip::make_address("127.0.0.1"), server.port()});
-    const std::string body = match_body(1);
-    const std::string request = "POST /v1/match HTTP/1.1\r\nHost: x\r\nContent-Length: " +
-                                std::to_string(body.size()) + "\r\n\r\n" + body;
-    asio::write(socket, asio::buffer(request));
-  }  // closed before the batch window ends
-  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    RawClient client(server.port());
+    client.send(post_request("/v1/match", match_body(1)));
+    ASSERT_TRUE(wait_for([&] { return server.metrics().queue_depth.load() == 1; }));
+    client.reset();
+  }  // reset before the batch window ends
+  ASSERT_TRUE(wait_for([&] { return server.metrics().queue_depth.load() == 0; }));
   EXPECT_EQ(metric(server.get("/metrics").body, "geoalign_items_total"), 0u);
+}
+
+// Pipelined requests without a request timeout: the session used to be freed while its
+// request was in flight, losing both answers.
+TEST(ServeHttp, PipelinedRequestsWithoutTimeoutAreAnsweredInOrder) {
+  runtime::BatcherOptions batching;
+  batching.max_queue_delay = std::chrono::milliseconds(300);
+  ServerOptions options;
+  options.timeout = std::chrono::milliseconds(0);
+  RunningServer server(batching, options);
+  RawClient client(server.port());
+  client.send(post_request("/v1/match", match_body(2)));
+  // The next requests arrive while the first waits in the queue.
+  ASSERT_TRUE(wait_for([&] { return server.metrics().queue_depth.load() == 2; }));
+  client.send(post_request("/v1/match", match_body(1)) + post_request("/v1/embed", R"({"addresses":["杭州","上海","北京"]})"));
+  for (std::size_t want : {2u, 1u}) {
+    RawClient::Response r;
+    ASSERT_FALSE(client.read(r));
+    ASSERT_EQ(r.result_int(), 200) << r.body();
+    EXPECT_EQ(json::parse(r.body())["results"].size(), want);
+  }
+  RawClient::Response r;
+  ASSERT_FALSE(client.read(r));
+  EXPECT_EQ(json::parse(r.body())["embeddings"].size(), 3u);
+}
+
+// A client that sends its request and then shuts down its write side still reads the
+// answer.
+TEST(ServeHttp, HalfClosedClientGetsItsResponse) {
+  runtime::BatcherOptions batching;
+  batching.max_queue_delay = std::chrono::milliseconds(50);
+  RunningServer server(batching);
+  RawClient client(server.port());
+  client.send(post_request("/v1/match", match_body(3)));
+  client.shutdown_send();
+  RawClient::Response r;
+  ASSERT_FALSE(client.read(r));
+  EXPECT_EQ(r.result_int(), 200);
+  EXPECT_EQ(json::parse(r.body())["results"].size(), 3u);
+  EXPECT_TRUE(client.closed_by_server());
+}
+
+// curl sends `Expect: 100-continue` for bodies over 1 MiB and waits a second for the
+// interim answer before sending the body anyway.
+TEST(ServeHttp, ExpectContinueIsAnsweredBeforeTheBody) {
+  ServerOptions options;
+  options.max_body_bytes = 4096;
+  RunningServer server({}, options);
+  const std::string body = match_body(2);
+  RawClient client(server.port());
+  client.send("POST /v1/match HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: " +
+              std::to_string(body.size()) + "\r\n\r\n");
+  int status = 0;
+  ASSERT_FALSE(client.read_header(status));  // no body sent yet
+  EXPECT_EQ(status, 100);
+  client.send(body);
+  RawClient::Response r;
+  ASSERT_FALSE(client.read(r));
+  EXPECT_EQ(r.result_int(), 200);
+  // A body over the limit is refused before it is sent.
+  RawClient big(server.port());
+  big.send("POST /v1/match HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 100000\r\n\r\n");
+  ASSERT_FALSE(big.read_header(status));
+  EXPECT_EQ(status, 413);
 }
 
 TEST(ServeHttp, MalformedHttpGets400) {
@@ -294,6 +390,99 @@ TEST(ServeHttp, ThousandConcurrentConnections) {
   }
   io.run();
   EXPECT_EQ(ok, kConnections);
+}
+
+TEST(ServeHttp, IdleAndReadTimeoutsCloseSlowClients) {
+  ServerOptions options;
+  options.idle_timeout = std::chrono::milliseconds(200);
+  options.read_timeout = std::chrono::milliseconds(300);
+  RunningServer server({}, options);
+  RawClient silent(server.port());  // connects, sends nothing
+  RawClient slow(server.port());    // starts a request, never finishes it
+  slow.send("POST /v1/match HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"pairs\":");
+  EXPECT_TRUE(silent.closed_by_server());
+  EXPECT_TRUE(slow.closed_by_server());
+  EXPECT_TRUE(wait_for([&] { return server.metrics().idle_timeouts.load() >= 1 && server.metrics().read_timeouts.load() >= 1; }));
+  // A keep-alive connection is closed once idle, after its answer.
+  RawClient keep(server.port());
+  keep.send("GET /v2/health/live HTTP/1.1\r\nHost: x\r\n\r\n");
+  RawClient::Response r;
+  ASSERT_FALSE(keep.read(r));
+  EXPECT_EQ(r.result_int(), 200);
+  EXPECT_TRUE(keep.closed_by_server());
+}
+
+std::string big_embed_body() {
+  json addresses = json::array();
+  for (int i = 0; i < 16384; ++i) addresses.push_back("北京市朝阳区建国路" + std::to_string(i) + "号");
+  return json{{"addresses", addresses}}.dump();
+}
+
+ServerOptions big_embed_options() {
+  ServerOptions options;
+  options.max_items_per_request = 16384;
+  options.max_body_bytes = 4 << 20;
+  return options;
+}
+
+runtime::BatcherOptions big_embed_batching() {
+  runtime::BatcherOptions batching;
+  batching.max_queue = 16384;
+  return batching;
+}
+
+bool writing_started(RunningServer& server) {
+  return server.metrics().render().find("geoalign_requests_total{endpoint=\"/v1/embed\",code=\"200\"} 1") !=
+         std::string::npos;
+}
+
+// A client that never reads its (several MiB) answer is closed at the write timeout.
+TEST(ServeHttp, WriteTimeoutClosesAClientThatNeverReads) {
+  auto options = big_embed_options();
+  options.write_timeout = std::chrono::milliseconds(300);
+  RunningServer server(big_embed_batching(), options);
+  RawClient stalled(server.port(), 4096);
+  stalled.send(post_request("/v1/embed", big_embed_body()));
+  EXPECT_TRUE(wait_for([&] { return server.metrics().write_timeouts.load() == 1; }, std::chrono::seconds(60)));
+  EXPECT_EQ(server.get("/v2/health/live").status, 200);
+}
+
+// With no write timeout, the drain deadline still ends stop() on such a client.
+TEST(ServeHttp, DrainDeadlineBoundsShutdown) {
+  auto options = big_embed_options();
+  options.write_timeout = std::chrono::milliseconds(0);
+  options.drain_timeout = std::chrono::milliseconds(300);
+  RunningServer server(big_embed_batching(), options);
+  RawClient stalled(server.port(), 4096);
+  stalled.send(post_request("/v1/embed", big_embed_body()));
+  ASSERT_TRUE(wait_for([&] { return writing_started(server); }, std::chrono::seconds(60)));
+  auto stopped = std::async(std::launch::async, [&server] { server.stop(); });
+  if (stopped.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {
+    ADD_FAILURE() << "stop() did not return within 30 s";
+    std::_Exit(1);  // the server thread cannot be joined; do not hang the test run
+  }
+}
+
+// At the drain deadline a connection whose request still waits in the queue is closed
+// too, and its request is cancelled (the batcher skips it) rather than left holding the
+// connection's state.
+TEST(ServeHttp, DrainDeadlineCancelsRequestsStillQueued) {
+  runtime::BatcherOptions batching;
+  batching.max_queue_delay = std::chrono::seconds(60);
+  ServerOptions options;
+  options.timeout = std::chrono::milliseconds(0);
+  options.drain_timeout = std::chrono::milliseconds(200);
+  RunningServer server(batching, options);
+  RawClient client(server.port());
+  client.send(post_request("/v1/match", match_body(1)));
+  ASSERT_TRUE(wait_for([&] { return server.metrics().queue_depth.load() == 1; }));
+  auto stopped = std::async(std::launch::async, [&server] { server.stop(); });
+  if (stopped.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {
+    ADD_FAILURE() << "stop() did not return within 30 s";
+    std::_Exit(1);
+  }
+  EXPECT_TRUE(client.closed_by_server());
+  EXPECT_EQ(server.metrics().pairs_scored.load(), 0u);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include <sys/resource.h>
 
+#include <atomic>
 #include <cstdio>
 #include <iostream>
 #include <future>
@@ -57,6 +58,10 @@ int run_serve(int argc, char** argv, int first) {
              {"max-pairs-per-request", true, "pairs (or addresses) in one request at most", "1024"},
              {"max-body-bytes", true, "request body size at most", "1048576"},
              {"timeout-ms", true, "per-request timeout (0 = none); answers 504", "30000"},
+             {"read-timeout-ms", true, "a request's first byte to its last, at most (0 = none)", "30000"},
+             {"idle-timeout-ms", true, "a keep-alive connection waits this long for its next request (0 = for ever)", "60000"},
+             {"write-timeout-ms", true, "writing one response, at most (0 = none)", "30000"},
+             {"drain-timeout-ms", true, "on SIGTERM, wait this long for open connections, then exit anyway (0 = for ever)", "25000"},
              {"cache-size", true, "pair results kept in an LRU cache (0 = off)", "0"},
              {"threads", true, "model threads, 0 = one per core", "0"},
              {"precision", true, "fp32, int8, bf16 or auto (the fastest that keeps fp32 accuracy on this CPU)", "auto"}},
@@ -81,6 +86,16 @@ int run_serve(int argc, char** argv, int first) {
   server_options.max_items_per_request = static_cast<std::size_t>(args.integer("max-pairs-per-request", 1, 1 << 20));
   server_options.max_body_bytes = static_cast<std::size_t>(args.integer("max-body-bytes", 1024, 1L << 30));
   server_options.timeout = std::chrono::milliseconds(args.integer("timeout-ms", 0, 3'600'000));
+  server_options.read_timeout = std::chrono::milliseconds(args.integer("read-timeout-ms", 0, 3'600'000));
+  server_options.idle_timeout = std::chrono::milliseconds(args.integer("idle-timeout-ms", 0, 3'600'000));
+  server_options.write_timeout = std::chrono::milliseconds(args.integer("write-timeout-ms", 0, 3'600'000));
+  server_options.drain_timeout = std::chrono::milliseconds(args.integer("drain-timeout-ms", 0, 3'600'000));
+  // Warm-up sends one full batch; a queue that cannot hold one would leave a server
+  // that never becomes ready.
+  if (batching.max_queue < batching.max_batch_size) {
+    throw UsageError("--max-queue (" + std::to_string(batching.max_queue) + ") must be at least --max-batch-size (" +
+                     std::to_string(batching.max_batch_size) + "): a batch could never fill");
+  }
   set_num_threads(static_cast<int>(args.integer("threads", 0, 1024)));
 
   raise_open_file_limit();
@@ -93,18 +108,35 @@ int run_serve(int argc, char** argv, int first) {
   const std::uint16_t port = server.listen();
   std::fprintf(stderr, "geoalign serve: listening on http://%s:%u (warming up)\n", server_options.host.c_str(), port);
 
+  // A server that cannot warm up would answer 503 for ever: stop it instead.
+  std::atomic<bool> warm_up_failed{false}, serving_ended{false};
   std::thread warm([&] {
     try {
       warm_up(batcher);
       server.set_ready(true);
       std::fprintf(stderr, "geoalign serve: ready\n");
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "geoalign serve: %s\n", e.what());
+      if (serving_ended) return;  // stopped (SIGTERM) while warming up: not a failure
+      std::fprintf(stderr, "geoalign serve: %s; stopping\n", e.what());
+      warm_up_failed = true;
+      server.stop();
     }
   });
-  server.run();
-  warm.join();
-  batcher.shutdown();
+  // The batcher finishes every accepted request (warm-up's too) before the warm-up
+  // thread is joined, also when run() throws.
+  auto finish = [&] {
+    serving_ended = true;
+    batcher.shutdown();
+    warm.join();
+  };
+  try {
+    server.run();
+  } catch (...) {
+    finish();
+    throw;
+  }
+  finish();
+  if (warm_up_failed) return 1;
   std::fprintf(stderr, "geoalign serve: stopped\n");
   return 0;
 }

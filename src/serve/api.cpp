@@ -133,6 +133,13 @@ json match_json(const MatchResult& m) {
 
 }  // namespace
 
+std::optional<Endpoint> inference_endpoint(std::string_view target) {
+  if (target == "/v1/match") return Endpoint::Match;
+  if (target == "/v1/embed") return Endpoint::Embed;
+  if (target == "/v2/models/geoalign/infer") return Endpoint::KServeInfer;
+  return std::nullopt;
+}
+
 std::variant<ParsedRequest, ApiError> parse_request(Endpoint endpoint, std::string_view body, std::size_t max_items) {
   json parsed;
   try {

@@ -26,6 +26,9 @@ struct ParsedRequest {
   std::string id;  // KServe request id, echoed back
 };
 
+// The inference endpoint a request target names, if any.
+std::optional<Endpoint> inference_endpoint(std::string_view target);
+
 // Validates a request body for the endpoint: 400 for malformed JSON, wrong types or
 // missing fields; 422 for empty or invalid text; 413 for more than max_items items.
 std::variant<ParsedRequest, ApiError> parse_request(Endpoint endpoint, std::string_view body, std::size_t max_items);

@@ -5,7 +5,9 @@
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <algorithm>
 #include <cstdio>
+#include <mutex>
 #include <optional>
 #include <unordered_set>
 
@@ -19,29 +21,62 @@ namespace http = beast::http;
 using tcp = asio::ip::tcp;
 using runtime::InferenceRequest;
 
+class Session;
+
+// The batcher's threads hand results to the I/O thread through this: once the server
+// is gone (or going), posting is a no-op instead of a use of a destroyed io_context.
+struct PostGate {
+  std::mutex mutex;
+  asio::io_context* io = nullptr;
+};
+
 struct Server::Impl {
   Impl(const runtime::PairScorer& s, runtime::Batcher& b, Metrics& m, ServerOptions o)
-      : scorer(s), batcher(b), metrics(m), options(std::move(o)), acceptor(io), signals(io, SIGTERM, SIGINT) {}
+      : scorer(s), batcher(b), metrics(m), options(std::move(o)) {
+    gate->io = &io;
+  }
+  ~Impl() {
+    {
+      std::lock_guard lock(gate->mutex);
+      gate->io = nullptr;
+    }
+    // Handlers still queued in `io` (results that came after run() returned) are
+    // destroyed with it and may end sessions; they must not reach back into the server.
+    destroying = true;
+  }
 
   void accept();
+  void on_accept_error(const beast::error_code& ec);
+  void watch_signals();
   void begin_drain();
+  void force_stop(const char* why);
+  void connection_closed(Session* session);
+  void finish();
 
   const runtime::PairScorer& scorer;
   runtime::Batcher& batcher;
   Metrics& metrics;
   ServerOptions options;
-  asio::io_context io{1};
-  tcp::acceptor acceptor;
-  asio::signal_set signals;
+  std::shared_ptr<PostGate> gate = std::make_shared<PostGate>();
+  // Declared before `io`, so they outlive the handlers `io` destroys.
+  std::unordered_set<Session*> connections;  // sessions whose socket is open
+  bool draining = false, finished = false, destroying = false;
   std::atomic<bool> ready{false};
-  bool draining = false;
-  std::unordered_set<class Session*> sessions;
   std::size_t embedding_dim = 0;
+  std::size_t accept_failures = 0;
+  std::chrono::milliseconds accept_backoff{0};
+
+  asio::io_context io{1};
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
+  tcp::acceptor acceptor{io};
+  asio::signal_set signals{io, SIGTERM, SIGINT};
+  asio::steady_timer accept_timer{io};
+  asio::steady_timer drain_timer{io};
 };
 
 namespace {
 
-constexpr std::size_t kHeaderLimit = 16 * 1024;
+constexpr std::size_t kReadChunk = 16 * 1024;
 
 const char* endpoint_label(const std::string& target) {
   if (target == "/v1/match") return "/v1/match";
@@ -53,60 +88,120 @@ const char* endpoint_label(const std::string& target) {
   return "other";
 }
 
+// Sets a tcp_stream deadline; a zero duration means none.
+void expire_after(beast::tcp_stream& stream, std::chrono::milliseconds d) {
+  if (d.count() > 0) {
+    stream.expires_after(d);
+  } else {
+    stream.expires_never();
+  }
+}
+
 }  // namespace
 
+// One connection. Phases: Idle (waiting for a request's first byte, idle timeout),
+// Reading (read timeout), Busy (request in the batcher, request timeout) and Writing
+// (write timeout). A session is kept alive by its pending operations and, while a
+// request is in the batcher, by that request's `done` callback.
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(tcp::socket socket, Server::Impl& server)
-      : socket_(std::move(socket)), server_(server), timer_(server.io) {
-    server_.sessions.insert(this);
+      : stream_(std::move(socket)), server_(server), timer_(server.io) {
+    server_.connections.insert(this);
+    ++server_.metrics.open_connections;
   }
-  ~Session() { server_.sessions.erase(this); }
+  ~Session() {
+    if (!server_.destroying) close();
+  }
 
   void start() { read_request(); }
 
-  // Called on drain: a connection waiting for its next request is closed now; one with a
-  // request in flight closes after answering it.
+  // On drain: a connection waiting for its next request is closed now; one reading,
+  // computing or writing a request closes after answering it.
   void close_if_idle() {
-    if (!busy_) {
-      beast::error_code ignored;
-      socket_.shutdown(tcp::socket::shutdown_both, ignored);
-      socket_.close(ignored);
-    }
+    if (phase_ == Phase::Idle) close();
   }
+  // At the drain deadline: closed whatever it is doing.
+  void force_close() { close(); }
 
  private:
+  enum class Phase { Idle, Reading, Busy, Writing };
+
   void read_request() {
     parser_.emplace();
     parser_->body_limit(server_.options.max_body_bytes);
-    parser_->header_limit(kHeaderLimit);
-    http::async_read(socket_, buffer_, *parser_,
+    parser_->header_limit(kMaxHeaderBytes);
+    request_ = {};
+    if (buffer_.size() > 0) return read_header();  // a pipelined request is already here
+    if (server_.draining) return close();
+    phase_ = Phase::Idle;
+    expire_after(stream_, server_.options.idle_timeout);
+    stream_.async_read_some(buffer_.prepare(kReadChunk), [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+      self->buffer_.commit(n);
+      if (ec == beast::error::timeout) ++self->server_.metrics.idle_timeouts;
+      if (ec) return self->close();  // timed out, closed by the client or by a drain
+      self->read_header();
+    });
+  }
+
+  void read_header() {
+    phase_ = Phase::Reading;
+    expire_after(stream_, server_.options.read_timeout);  // covers header and body
+    http::async_read_header(stream_, buffer_, *parser_,
+                            [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
+  }
+
+  void on_header(beast::error_code ec) {
+    if (ec) return on_read(ec);
+    const auto& header = parser_->get();
+    if (header.version() >= 11 && beast::iequals(header[http::field::expect], "100-continue") && !parser_->is_done()) {
+      // The client waits for this before sending the body (curl: up to a second).
+      auto interim = std::make_shared<http::response<http::empty_body>>(http::status::continue_, 11);
+      http::async_write(stream_, *interim, [self = shared_from_this(), interim](beast::error_code wec, std::size_t) {
+        if (wec) return self->close();
+        self->read_body();
+      });
+      return;
+    }
+    read_body();
+  }
+
+  void read_body() {
+    if (parser_->is_done()) return on_read({});
+    http::async_read(stream_, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
   }
 
   void on_read(beast::error_code ec) {
+    stream_.expires_never();
     if (ec == http::error::body_limit) {
       started_ = std::chrono::steady_clock::now();
       target_ = "other";
       keep_alive_ = false;
-      respond_error({413, "too_large",
-                     "request body is larger than " + std::to_string(server_.options.max_body_bytes) + " bytes"});
-      return;
+      return respond_error({413, "too_large",
+                            "request body is larger than " + std::to_string(server_.options.max_body_bytes) + " bytes"});
+    }
+    if (ec == beast::error::timeout) {
+      ++server_.metrics.read_timeouts;
+      return close();  // the stream closed the socket: nothing can be answered
     }
     const auto& http_errors = http::make_error_code(http::error::end_of_stream).category();
     if (ec == http::error::end_of_stream || ec == http::error::partial_message || (ec && ec.category() != http_errors)) {
-      return;  // the client closed or the connection broke: nobody to answer
+      return close();  // the client closed or the connection broke: nobody to answer
     }
+    started_ = std::chrono::steady_clock::now();
     if (ec) {  // the bytes were not HTTP/1.1
-      started_ = std::chrono::steady_clock::now();
       keep_alive_ = false;
       return respond_error({400, "bad_http", "malformed HTTP request: " + ec.message()});
     }
     request_ = parser_->release();
-    started_ = std::chrono::steady_clock::now();
     keep_alive_ = request_.keep_alive();
-    busy_ = true;
-    handle();
+    phase_ = Phase::Busy;
+    try {
+      handle();
+    } catch (const std::exception& e) {
+      answer_internal_error(e);
+    }
   }
 
   void handle() {
@@ -133,10 +228,7 @@ class Session : public std::enable_shared_from_this<Session> {
     if (target == "/metrics") {
       return get ? respond(http::status::ok, server_.metrics.render(), "text/plain; version=0.0.4") : not_allowed();
     }
-    std::optional<Endpoint> endpoint;
-    if (target == "/v1/match") endpoint = Endpoint::Match;
-    if (target == "/v1/embed") endpoint = Endpoint::Embed;
-    if (target == "/v2/models/geoalign/infer") endpoint = Endpoint::KServeInfer;
+    const std::optional<Endpoint> endpoint = inference_endpoint(target);
     if (!endpoint) return respond_error({404, "not_found", "no such endpoint: " + target});
     if (!post) return not_allowed();
     infer(*endpoint);
@@ -146,24 +238,33 @@ class Session : public std::enable_shared_from_this<Session> {
     if (!server_.ready.load() || server_.draining) {
       return respond_error({503, "unavailable", server_.draining ? "server is shutting down" : "model is warming up"});
     }
-    auto parsed = parse_request(endpoint, request_.body(), server_.options.max_items_per_request);
+    // A request larger than the whole queue could never be accepted: 413, not 429.
+    const std::size_t max_items = std::min(server_.options.max_items_per_request, server_.batcher.options().max_queue);
+    auto parsed = parse_request(endpoint, request_.body(), max_items);
     if (auto* error = std::get_if<ApiError>(&parsed)) return respond_error(*error);
+    auto parsed_request = std::make_shared<ParsedRequest>(std::move(std::get<ParsedRequest>(parsed)));
     auto request = std::make_shared<InferenceRequest>();
-    request->kind = std::get<ParsedRequest>(parsed).kind;
-    request->first = std::move(std::get<ParsedRequest>(parsed).first);
-    request->second = std::move(std::get<ParsedRequest>(parsed).second);
+    request->kind = parsed_request->kind;
+    request->first = std::move(parsed_request->first);
+    request->second = std::move(parsed_request->second);
     const auto timeout = server_.options.timeout;
     if (timeout.count() > 0) request->deadline = runtime::Clock::now() + timeout;
-    std::weak_ptr<Session> weak = shared_from_this();
-    auto& io = server_.io;
-    request->done = [weak, &io, endpoint, parsed_request = std::move(std::get<ParsedRequest>(parsed))](
-                        InferenceRequest& done) {
-      // Runs on a batcher thread: hand the result to the I/O thread.
-      asio::post(io, [weak, endpoint, request = done.shared_from_this(), parsed_request] {
-        if (auto self = weak.lock()) self->on_result(endpoint, parsed_request, *request);
-      });
+    // Runs on a batcher thread: hands the result to the I/O thread. It holds the session,
+    // so a session with work in flight outlives its pending socket operations. Nothing
+    // may escape into the batcher's thread.
+    request->done = [gate = server_.gate, self = shared_from_this(), endpoint,
+                     parsed_request](InferenceRequest& done) noexcept {
+      try {
+        std::lock_guard lock(gate->mutex);
+        if (gate->io == nullptr) return;  // the server is gone: nobody to answer
+        asio::post(*gate->io, [self, endpoint, parsed_request, request = done.shared_from_this()] {
+          self->on_result(endpoint, *parsed_request, *request);
+        });
+      } catch (...) {  // e.g. out of memory: the client's connection ends without an answer
+      }
     };
     if (!server_.batcher.submit(request)) {
+      request->done = nullptr;
       return respond_error({429, "queue_full", "the queue is full; retry shortly"}, true);
     }
     inflight_ = request;
@@ -179,12 +280,30 @@ class Session : public std::enable_shared_from_this<Session> {
     watch_for_hangup();
   }
 
-  // A readable socket with nothing to read means the client closed while waiting.
+  // While a request is in the batcher, watch the socket: a reset means the client is
+  // gone and its pairs can be skipped. End of stream is not enough to tell: a client
+  // that half-closes (shuts down its write side after sending) still reads the answer.
+  // Bytes that arrive are a pipelined request, read once this one is answered.
   void watch_for_hangup() {
-    socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this()](beast::error_code ec) {
+    if (watching_ || peer_finished_sending_) return;
+    watching_ = true;
+    stream_.socket().async_wait(tcp::socket::wait_read, [self = shared_from_this()](beast::error_code ec) {
+      self->watching_ = false;
       if (ec || !self->inflight_) return;
       beast::error_code ignored;
-      if (self->socket_.available(ignored) == 0) self->inflight_->cancelled = true;
+      if (self->stream_.socket().available(ignored) > 0) return;
+      auto& socket = self->stream_.socket();
+      socket.non_blocking(true, ignored);
+      beast::error_code rec;
+      const std::size_t n = socket.read_some(self->buffer_.prepare(1), rec);
+      socket.non_blocking(false, ignored);
+      self->buffer_.commit(n);
+      if (rec == asio::error::would_block) return self->watch_for_hangup();
+      if (rec == asio::error::eof) {
+        self->peer_finished_sending_ = true;
+        return;
+      }
+      if (rec) self->inflight_->cancelled = true;
     });
   }
 
@@ -192,16 +311,27 @@ class Session : public std::enable_shared_from_this<Session> {
     if (!inflight_ || inflight_.get() != &done) return;  // already answered (timeout)
     auto request = std::move(inflight_);
     timer_.cancel();
-    switch (done.outcome) {
-      case InferenceRequest::Outcome::Ok:
-        return respond_json(http::status::ok, render_response(endpoint, parsed, done));
-      case InferenceRequest::Outcome::TimedOut:
-        return respond_error({504, "timeout", done.error});
-      case InferenceRequest::Outcome::Cancelled:
-        return close();
-      default:
-        return respond_error({500, "internal", done.error});
+    try {
+      switch (done.outcome) {
+        case InferenceRequest::Outcome::Ok:
+          return respond_json(http::status::ok, render_response(endpoint, parsed, done));
+        case InferenceRequest::Outcome::TimedOut:
+          return respond_error({504, "timeout", done.error});
+        case InferenceRequest::Outcome::Cancelled:
+          return close();
+        default:
+          return respond_error({500, "internal", done.error});
+      }
+    } catch (const std::exception& e) {
+      answer_internal_error(e);
     }
+  }
+
+  void answer_internal_error(const std::exception& e) {
+    std::fprintf(stderr, "geoalign serve: internal error: %s\n", e.what());
+    if (phase_ != Phase::Busy) return close();
+    keep_alive_ = false;
+    respond_error({500, "internal", "internal error"});
   }
 
   void not_allowed() { respond_error({405, "method_not_allowed", "method not allowed on this endpoint"}); }
@@ -216,6 +346,7 @@ class Session : public std::enable_shared_from_this<Session> {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
     server_.metrics.request_latency.observe(seconds);
     server_.metrics.count_request(target_, static_cast<int>(status));
+    if (!open_) return;
     auto response = std::make_shared<http::response<http::string_body>>(status, 11);
     response->set(http::field::server, "geoalign");
     response->set(http::field::content_type, content_type);
@@ -223,22 +354,34 @@ class Session : public std::enable_shared_from_this<Session> {
     response->keep_alive(keep_alive_ && !server_.draining);
     response->body() = std::move(body);
     response->prepare_payload();
-    http::async_write(socket_, *response,
-                      [self = shared_from_this(), response](beast::error_code ec, std::size_t) {
-                        self->busy_ = false;
-                        if (ec || !response->keep_alive()) return self->close();
-                        self->read_request();
-                      });
+    phase_ = Phase::Writing;
+    expire_after(stream_, server_.options.write_timeout);
+    http::async_write(stream_, *response, [self = shared_from_this(), response](beast::error_code ec, std::size_t) {
+      self->stream_.expires_never();
+      if (ec == beast::error::timeout) ++self->server_.metrics.write_timeouts;
+      if (ec || !response->keep_alive()) return self->close();
+      self->read_request();
+    });
   }
 
   void close() {
-    busy_ = false;
+    if (!open_) return;
+    open_ = false;
+    // Nobody is left to answer: let the batcher skip the request, and drop this session's
+    // hold on it (its `done` callback holds the session: a cycle until it runs).
+    if (inflight_) {
+      inflight_->cancelled = true;
+      inflight_.reset();
+    }
     beast::error_code ignored;
-    socket_.shutdown(tcp::socket::shutdown_send, ignored);
-    socket_.close(ignored);
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+    stream_.socket().close(ignored);
+    timer_.cancel();
+    --server_.metrics.open_connections;
+    server_.connection_closed(this);
   }
 
-  tcp::socket socket_;
+  beast::tcp_stream stream_;
   Server::Impl& server_;
   asio::steady_timer timer_;
   beast::flat_buffer buffer_;
@@ -247,16 +390,58 @@ class Session : public std::enable_shared_from_this<Session> {
   std::shared_ptr<InferenceRequest> inflight_;
   std::chrono::steady_clock::time_point started_;
   const char* target_ = "other";
+  Phase phase_ = Phase::Idle;
   bool keep_alive_ = true;
-  bool busy_ = false;
+  bool open_ = true;
+  bool watching_ = false;
+  bool peer_finished_sending_ = false;
 };
 
 void Server::Impl::accept() {
   acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
-    if (ec) return;  // the acceptor was closed for draining
-    socket.set_option(tcp::no_delay(true));
-    std::make_shared<Session>(std::move(socket), *this)->start();
+    if (draining || !acceptor.is_open()) return;
+    if (ec) return on_accept_error(ec);
+    if (accept_failures > 0) {
+      std::fprintf(stderr, "geoalign serve: accepting again after %zu failed accepts\n", accept_failures);
+      accept_failures = 0;
+      accept_backoff = {};
+    }
+    beast::error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
+    try {
+      std::make_shared<Session>(std::move(socket), *this)->start();
+    } catch (const std::exception& e) {  // e.g. out of memory: this connection is dropped
+      std::fprintf(stderr, "geoalign serve: cannot start a connection: %s\n", e.what());
+    }
     accept();
+  });
+}
+
+// A failed accept (most often EMFILE: out of descriptors) must not end accepting: the
+// connection stays in the backlog, so accept again after a back-off (5 ms doubling to
+// 1 s), which also keeps an unrelieved error from spinning the I/O thread.
+void Server::Impl::on_accept_error(const beast::error_code& ec) {
+  ++metrics.accept_errors;
+  if (accept_failures++ == 0) {
+    std::fprintf(stderr, "geoalign serve: accept failed: %s; retrying with back-off\n", ec.message().c_str());
+  }
+  accept_backoff = std::clamp(accept_backoff * 2, std::chrono::milliseconds(5), std::chrono::milliseconds(1000));
+  accept_timer.expires_after(accept_backoff);
+  accept_timer.async_wait([this](beast::error_code tec) {
+    if (!tec && !draining) accept();
+  });
+}
+
+// The first SIGTERM or SIGINT starts the drain; another one ends it at once.
+void Server::Impl::watch_signals() {
+  signals.async_wait([this](beast::error_code ec, int) {
+    if (ec) return;
+    if (!draining) {
+      begin_drain();
+      if (!finished) watch_signals();
+    } else {
+      force_stop("second signal");
+    }
   });
 }
 
@@ -266,8 +451,40 @@ void Server::Impl::begin_drain() {
   std::fprintf(stderr, "geoalign serve: draining: answering accepted requests, then exiting\n");
   beast::error_code ignored;
   acceptor.close(ignored);
-  // Sessions remove themselves from the set as they end; copy before closing.
-  for (Session* s : std::vector<Session*>(sessions.begin(), sessions.end())) s->close_if_idle();
+  accept_timer.cancel();
+  // Sessions remove themselves from the set as they close; copy first.
+  for (Session* s : std::vector<Session*>(connections.begin(), connections.end())) s->close_if_idle();
+  if (connections.empty()) return finish();
+  if (options.drain_timeout.count() > 0) {
+    drain_timer.expires_after(options.drain_timeout);
+    drain_timer.async_wait([this](beast::error_code ec) {
+      if (!ec) force_stop("drain deadline passed");
+    });
+  }
+}
+
+void Server::Impl::force_stop(const char* why) {
+  if (finished) return;
+  std::fprintf(stderr, "geoalign serve: %s: closing %zu open connections\n", why, connections.size());
+  for (Session* s : std::vector<Session*>(connections.begin(), connections.end())) s->force_close();
+  finish();
+  // Results still in the batcher would arrive later; do not wait for them.
+  io.stop();
+}
+
+void Server::Impl::connection_closed(Session* session) {
+  connections.erase(session);
+  if (draining && connections.empty()) finish();
+}
+
+void Server::Impl::finish() {
+  if (finished) return;
+  finished = true;
+  beast::error_code ignored;
+  signals.cancel(ignored);
+  drain_timer.cancel();
+  accept_timer.cancel();
+  work.reset();
 }
 
 Server::Server(const runtime::PairScorer& scorer, runtime::Batcher& batcher, Metrics& metrics, ServerOptions options)
@@ -299,25 +516,18 @@ void Server::stop() {
 
 void Server::run() {
   Impl& s = *impl_;
-  auto work = asio::make_work_guard(s.io);
-  s.signals.async_wait([&s](beast::error_code ec, int) {
-    if (!ec) s.begin_drain();
-  });
-  // Once draining and every connection is gone, nothing is left to answer.
-  asio::steady_timer poll(s.io);
-  std::function<void()> check;
-  check = [&] {
-    if (s.draining && s.sessions.empty()) {
-      work.reset();
-      s.signals.cancel();
-      return;
-    }
-    poll.expires_after(std::chrono::milliseconds(20));
-    poll.async_wait([&](beast::error_code) { check(); });
-  };
-  check();
+  s.work.emplace(s.io.get_executor());
+  s.watch_signals();
   s.accept();
-  s.io.run();
+  // A handler that throws ends that connection's work, not the server: log and go on.
+  for (;;) {
+    try {
+      s.io.run();
+      return;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "geoalign serve: internal error in the I/O loop: %s\n", e.what());
+    }
+  }
 }
 
 }  // namespace geoalign::serve

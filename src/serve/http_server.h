@@ -11,12 +11,23 @@
 
 namespace geoalign::serve {
 
+// Limits on what the server reads (the body limit is ServerOptions::max_body_bytes).
+inline constexpr std::size_t kMaxHeaderBytes = 16 * 1024;
+
 struct ServerOptions {
   std::string host = "127.0.0.1";
   std::uint16_t port = 8080;
   std::size_t max_body_bytes = 1 << 20;
   std::size_t max_items_per_request = 1024;
   std::chrono::milliseconds timeout{30000};  // per request; 0 disables
+  // Per connection (0 disables each): from a request's first byte to its last; waiting
+  // for the next request on a keep-alive connection; writing one response.
+  std::chrono::milliseconds read_timeout{30000};
+  std::chrono::milliseconds idle_timeout{60000};
+  std::chrono::milliseconds write_timeout{30000};
+  // After SIGTERM or stop(): the longest wait for open connections before closing them
+  // and returning anyway (0 = wait for ever).
+  std::chrono::milliseconds drain_timeout{25000};
 };
 
 // The HTTP front end: Boost.Beast on one asynchronous I/O thread, so thousands of
@@ -33,7 +44,8 @@ class Server {
   // Readiness (GET /v2/health/ready): false until the model is warmed up.
   void set_ready(bool ready);
   // Serves until SIGTERM or SIGINT, then drains: stops accepting, answers every request
-  // it has read, closes idle connections and returns.
+  // it has read, closes idle connections and returns. Connections still open at the
+  // drain deadline, or at a second signal, are closed and run() returns at once.
   void run();
   // Starts the same drain as SIGTERM; safe to call from any thread.
   void stop();

@@ -93,6 +93,14 @@ std::string Metrics::render() const {
   gauge("geoalign_cache_misses_total", "counter", "Pairs not found in the cache.", cache_misses.load());
   gauge("geoalign_items_total", "counter", "Pairs and addresses run through the model.", pairs_scored.load());
   gauge("geoalign_batches_total", "counter", "Batches run.", batches.load());
+  gauge("geoalign_open_connections", "gauge", "Client connections open now.", open_connections.load());
+  gauge("geoalign_accept_errors_total", "counter", "Failed accepts (e.g. out of file descriptors); accepting resumes after a back-off.",
+        accept_errors.load());
+  out += "# HELP geoalign_connection_timeouts_total Connections closed for a timeout, by phase.\n"
+         "# TYPE geoalign_connection_timeouts_total counter\n";
+  out += "geoalign_connection_timeouts_total{phase=\"read\"} " + std::to_string(read_timeouts.load()) + "\n";
+  out += "geoalign_connection_timeouts_total{phase=\"idle\"} " + std::to_string(idle_timeouts.load()) + "\n";
+  out += "geoalign_connection_timeouts_total{phase=\"write\"} " + std::to_string(write_timeouts.load()) + "\n";
   return out;
 }
 

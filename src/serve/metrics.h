@@ -39,6 +39,10 @@ class Metrics : public runtime::BatchObserver {
   Histogram request_latency, queue_latency, compute_latency, batch_size, batch_tokens;
   std::atomic<std::int64_t> queue_depth{0};
   std::atomic<std::uint64_t> cache_hits{0}, cache_misses{0}, pairs_scored{0}, batches{0};
+  // Connections: failed accepts (e.g. out of descriptors), connections open now, and
+  // connections closed for a read, idle or write timeout.
+  std::atomic<std::uint64_t> accept_errors{0}, read_timeouts{0}, idle_timeouts{0}, write_timeouts{0};
+  std::atomic<std::int64_t> open_connections{0};
 
   std::string render() const;
 
