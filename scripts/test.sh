@@ -23,7 +23,7 @@ echo "== tsan build" >&2
 "$root/scripts/build.sh" tsan
 echo "== tsan tests (server and batcher)" >&2
 (cd "$root/build/tsan" && OMP_NUM_THREADS=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-  ctest --output-on-failure -j "$(nproc)" -R 'ServeHttp|ServeApi|ServeProcess|LruCache')
+  ctest --output-on-failure -j "$(nproc)" -R 'ServeHttp|ServeApi|ServeProcess|LruCache|Batcher')
 
 echo "== fuzzing" >&2
 "$root/scripts/fuzz.sh" "${GEOALIGN_FUZZ_SECONDS:-15}"

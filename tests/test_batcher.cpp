@@ -228,6 +228,7 @@ TEST(Batcher, AFailingBatchFailsItsRequests) {
 
 // --threads is set on the main thread; the model runs on the batcher's own thread.
 TEST_F(BatcherTest, TheModelThreadUsesTheConfiguredThreadCount) {
+  const int before = num_threads();
   set_num_threads(1);
   int seen = 0;
   {
@@ -241,7 +242,7 @@ TEST_F(BatcherTest, TheModelThreadUsesTheConfiguredThreadCount) {
     ASSERT_TRUE(batcher.submit(r));
     ASSERT_EQ(done.get_future().wait_for(60s), std::future_status::ready);
   }
-  set_num_threads(0);
+  set_num_threads(before);
   EXPECT_EQ(seen, 1);
 }
 

@@ -72,6 +72,19 @@ void Batcher::shutdown() {
   if (model_thread_.joinable()) model_thread_.join();
 }
 
+void Batcher::pause() {
+  std::lock_guard lock(mutex_);
+  paused_ = true;
+}
+
+void Batcher::resume() {
+  {
+    std::lock_guard lock(mutex_);
+    paused_ = false;
+  }
+  items_ready_.notify_all();
+}
+
 void Batcher::finish_request(InferenceRequest& request, InferenceRequest::Outcome outcome, const std::string& error) {
   if (request.finished.exchange(true)) return;
   request.outcome = outcome;
@@ -219,6 +232,10 @@ void Batcher::model_loop() {
       for (;;) {
         if (lane_items_ == 0) {
           if (tokenizer_done_) return;
+          items_ready_.wait(lock);
+          continue;
+        }
+        if (paused_ && !stopping_) {
           items_ready_.wait(lock);
           continue;
         }

@@ -85,6 +85,11 @@ class Batcher {
   bool submit(const std::shared_ptr<InferenceRequest>& request);
   // Finishes every accepted request, then stops the threads.
   void shutdown();
+  // While paused the model takes no new batch; requests still queue (and time out, or
+  // are skipped when their client goes). For holding work in the queue on purpose, as
+  // tests do; shutdown() ends a pause.
+  void pause();
+  void resume();
   std::size_t queued_items() const { return queued_.load(); }
   const BatcherOptions& options() const { return options_; }
 
@@ -125,7 +130,7 @@ class Batcher {
   std::size_t lane_items_ = 0, queued_tokens_ = 0;
   bool tokenizing_ = false;  // the tokenizer holds a request taken from the inbox
   std::atomic<std::size_t> queued_{0};
-  bool stopping_ = false, tokenizer_done_ = false;
+  bool stopping_ = false, tokenizer_done_ = false, paused_ = false;
   std::thread tokenizer_thread_, model_thread_;
 };
 

@@ -303,7 +303,7 @@ class Session : public std::enable_shared_from_this<Session> {
         self->peer_finished_sending_ = true;
         return;
       }
-      if (rec) self->inflight_->cancelled = true;
+      if (rec && !self->inflight_->cancelled.exchange(true)) ++self->server_.metrics.hangups;
     });
   }
 
@@ -370,7 +370,7 @@ class Session : public std::enable_shared_from_this<Session> {
     // Nobody is left to answer: let the batcher skip the request, and drop this session's
     // hold on it (its `done` callback holds the session: a cycle until it runs).
     if (inflight_) {
-      inflight_->cancelled = true;
+      if (!inflight_->cancelled.exchange(true)) ++server_.metrics.hangups;
       inflight_.reset();
     }
     beast::error_code ignored;

@@ -94,6 +94,10 @@ std::string Metrics::render() const {
   gauge("geoalign_items_total", "counter", "Pairs and addresses run through the model.", pairs_scored.load());
   gauge("geoalign_batches_total", "counter", "Batches run.", batches.load());
   gauge("geoalign_open_connections", "gauge", "Client connections open now.", open_connections.load());
+  gauge("geoalign_cancelled_requests_total", "counter",
+        "Requests whose connection ended while they waited (client reset, or closed at the drain deadline); "
+        "the batcher skips them.",
+        hangups.load());
   gauge("geoalign_accept_errors_total", "counter", "Failed accepts (e.g. out of file descriptors); accepting resumes after a back-off.",
         accept_errors.load());
   out += "# HELP geoalign_connection_timeouts_total Connections closed for a timeout, by phase.\n"
