@@ -9,5 +9,11 @@ void set_num_threads(int n);
 int num_threads();
 // Gives the calling thread the count of the last set_num_threads (a no-op before any).
 void adopt_num_threads();
+// Ends the calling thread's idle OpenMP workers, for a thread that hands the model over to
+// another (the server's main thread, after loading). libgomp lets waiting workers spin
+// only while it manages no more threads than there are cores; a second, idle team would
+// make every parallel region of the model's thread sleep and wake its workers through
+// the kernel (about twice the batch-1 latency on 2 cores).
+void release_idle_threads();
 
 }  // namespace geoalign

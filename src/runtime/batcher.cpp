@@ -27,6 +27,7 @@ Batcher::Batcher(const PairScorer& scorer, BatcherOptions options, BatchObserver
     throw Error("max_batch_tokens (" + std::to_string(options_.max_batch_tokens) +
                 ") must hold at least one full-length pair (" + std::to_string(scorer_.max_length()) + " tokens)");
   }
+  release_idle_threads();  // the model thread becomes the one thread with OpenMP workers
   tokenizer_thread_ = std::thread([this] { tokenizer_loop(); });
   model_thread_ = std::thread([this] { model_loop(); });
 }

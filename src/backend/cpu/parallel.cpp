@@ -23,6 +23,10 @@ void adopt_num_threads() {
   if (n > 0 && omp_get_max_threads() != n) omp_set_num_threads(n);
 }
 
+void release_idle_threads() {
+  if (!omp_in_parallel()) omp_pause_resource_all(omp_pause_soft);
+}
+
 int num_threads() { return omp_get_max_threads(); }
 
 }  // namespace geoalign
