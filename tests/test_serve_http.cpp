@@ -201,7 +201,9 @@ TEST(ServeHttp, RequestTimeoutAnswers504) {
   server.batcher().pause();  // the pair waits in the queue past its deadline
   EXPECT_EQ(server.post("/v1/match", match_body(1)).status, 504);
   server.batcher().resume();
-  EXPECT_EQ(server.post("/v1/match", match_body(1)).status, 200);
+  // The batcher skips the pair its client no longer waits for.
+  ASSERT_TRUE(wait_for([&] { return server.metrics().queue_depth.load() == 0; }));
+  EXPECT_EQ(server.metrics().pairs_scored.load(), 0u);
 }
 
 TEST(ServeHttp, DrainAnswersEveryAcceptedRequest) {
