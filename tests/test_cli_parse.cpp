@@ -1,5 +1,5 @@
 // `geoalign parse` end to end: one JSON line per input line, and --eval; and
-// `geoalign term-weights`, which reads addresses the same way.
+// `geoalign term-weights` and `geoalign features`, which read their input the same way.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -79,6 +79,36 @@ TEST(CliTermWeights, CountsAddressesAndRefusesAnEmptyInput) {
   const auto empty = run_cli("term-weights", " \n\n");
   EXPECT_EQ(empty.exit_code, 1);
   EXPECT_NE(empty.err.find("<stdin> holds no addresses"), std::string::npos) << empty.err;
+}
+
+// `geoalign features` runs the scorer's own pipeline: a noisy pair gives the clean pair's
+// row (the head is trained on what `score` computes), the label column is carried over,
+// and a folder without a match head takes its parser and term weights from options.
+TEST(CliFeatures, RowsComeFromTheScorersPipeline) {
+  const std::string model = (source_dir() / "models/default").string();
+  const std::string clean = "杭州市西湖区文三路478号华星科技大厦\t文三路478号华星大厦\t2\n";
+  const std::string noisy = " 杭州市西湖区\u3000文三路478号华星科技大厦\t\u200B文三路 478号华星大厦\t2\n";
+  const auto r = run_cli("features --model " + model, clean + noisy);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto out = lines(r.out);
+  ASSERT_EQ(out.size(), 3u) << r.out;
+  EXPECT_TRUE(out[0].starts_with("line\t")) << out[0];
+  EXPECT_TRUE(out[0].ends_with("\tencoder_p0\tencoder_p1\tencoder_p2\trest")) << out[0];
+  EXPECT_EQ(out[1].substr(out[1].find('\t')), out[2].substr(out[2].find('\t')));
+  EXPECT_TRUE(out[1].ends_with("\t2")) << out[1];
+
+  TempDir dir;
+  for (const char* f : {"config.json", "vocab.txt", "model.safetensors", "tokenizer_config.json"}) {
+    std::filesystem::copy_file(source_dir() / "models/default" / f, dir / f);
+  }
+  const std::string elsewhere = " --parser " + (source_dir() / "models/default/parser").string() + " --term-weights " +
+                                (source_dir() / "models/default/term_weights.tsv").string();
+  const auto headless = run_cli("features --model " + dir.path().string() + elsewhere, clean);
+  ASSERT_EQ(headless.exit_code, 0) << headless.err;
+  EXPECT_EQ(lines(headless.out)[1], out[1]);
+  const auto missing = run_cli("features --model " + dir.path().string(), clean);
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find(dir.path().string()), std::string::npos) << missing.err;  // names what is missing
 }
 
 }  // namespace
