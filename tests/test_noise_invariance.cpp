@@ -82,7 +82,7 @@ TEST_P(NoiseInvariance, NoiseChangesNoDecision) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Precisions, NoiseInvariance, ::testing::Values(Precision::FP32, Precision::Auto),
-                         [](const auto& info) { return info.param == Precision::FP32 ? "fp32" : "auto"; });
+                         [](const auto& param_info) { return param_info.param == Precision::FP32 ? "fp32" : "auto"; });
 
 }  // namespace
 }  // namespace geoalign
