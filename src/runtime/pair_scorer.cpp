@@ -75,29 +75,17 @@ std::vector<text::EncodedInput> PairScorer::encode_pairs(std::span<const Address
     inputs = run_in_parallel(pairs.size(), "pair", [&](std::size_t i) { return tokenize(normalized[i]); });
   }
   if (comparer_) {
-    std::vector<const NormalizedPair*> pair_pointers;
-    std::vector<text::EncodedInput*> input_pointers;
-    for (std::size_t i = 0; i < pairs.size(); ++i) {
-      pair_pointers.push_back(&normalized[i]);
-      input_pointers.push_back(&inputs[i]);
-    }
-    compare_all(pair_pointers, input_pointers, timer);
+    model::ScopedStage stage(timer, "parse and compare");
+    run_in_parallel(pairs.size(), "pair", [&](std::size_t i) {
+      compare(normalized[i], inputs[i]);
+      return true;
+    });
   }
   return inputs;
 }
 
 std::vector<text::EncodedInput> PairScorer::encode_addresses(std::span<const std::string> addresses) const {
   return run_in_parallel(addresses.size(), "address", [&](std::size_t i) { return encode_address(addresses[i]); });
-}
-
-void PairScorer::compare_all(std::span<const NormalizedPair* const> pairs, std::span<text::EncodedInput* const> inputs,
-                             model::StageTimer* timer) const {
-  if (!comparer_) return;
-  model::ScopedStage stage(timer, "parse and compare");
-  run_in_parallel(pairs.size(), "pair", [&](std::size_t i) {
-    compare(*pairs[i], *inputs[i]);
-    return true;
-  });
 }
 
 std::string PairScorer::cache_key(const NormalizedPair& pair) {

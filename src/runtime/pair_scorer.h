@@ -44,9 +44,6 @@ class PairScorer {
   std::vector<text::EncodedInput> encode_pairs(std::span<const AddressPair> pairs,
                                                model::StageTimer* timer = nullptr) const;
   std::vector<text::EncodedInput> encode_addresses(std::span<const std::string> addresses) const;
-  // The compare stage for tokenized pairs, over every core.
-  void compare_all(std::span<const NormalizedPair* const> pairs, std::span<text::EncodedInput* const> inputs,
-                   model::StageTimer* timer = nullptr) const;
   // A cache key: the normalized pair, which decides everything the model computes.
   static std::string cache_key(const NormalizedPair& pair);
 
