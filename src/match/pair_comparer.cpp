@@ -9,7 +9,13 @@ PairComparer PairComparer::load(const std::filesystem::path& parser_dir, const s
 }
 
 std::vector<float> PairComparer::features(std::string_view a, std::string_view b) const {
-  return pair_features(parser_.parse(compared_prefix(a)), parser_.parse(compared_prefix(b)), weights_);
+  return features(parse(a), parse(b));
+}
+
+ParsedAddress PairComparer::parse(std::string_view address) const { return parser_.parse(compared_prefix(address)); }
+
+std::vector<float> PairComparer::features(const ParsedAddress& a, const ParsedAddress& b) const {
+  return pair_features(a, b, weights_);
 }
 
 }  // namespace geoalign::match

@@ -21,6 +21,12 @@ class PairComparer {
   // Thread-safe. Throws Error on invalid UTF-8.
   std::vector<float> features(std::string_view a, std::string_view b) const;
 
+  // The same in two steps, for callers that compare one address with many (search
+  // rerank, dedup): parse each address once, then compare parses.
+  // features(parse(a), parse(b)) == features(a, b).
+  ParsedAddress parse(std::string_view address) const;
+  std::vector<float> features(const ParsedAddress& a, const ParsedAddress& b) const;
+
  private:
   PairComparer(AddressParser parser, TermWeights weights) : parser_(std::move(parser)), weights_(std::move(weights)) {}
   AddressParser parser_;
