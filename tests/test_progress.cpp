@@ -1,9 +1,11 @@
-// The progress line: what it says, when it is drawn, and counting from several threads.
+// The progress line: what it says, when it is drawn, and counting from several threads;
+// and that `geoalign score` and `parse` draw it only when asked or on a terminal.
 #include "cli/progress.h"
 
 #include <gtest/gtest.h>
 #include <pty.h>
 #include <sys/select.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -11,6 +13,8 @@
 #include <optional>
 #include <thread>
 #include <vector>
+
+#include "support/temp_dir.h"
 
 namespace geoalign::cli {
 namespace {
@@ -255,6 +259,44 @@ TEST(Progress, OnATerminalItDrawsWithinItsWidthUnlessSetToZero) {
     progress.advance(1000);
   }
   EXPECT_EQ(terminal.shown(), "");
+}
+
+// Runs `geoalign <args> in` on input that stops for a while after its first line, long
+// enough for a progress line to be due; returns what it wrote to stderr, a file. The input
+// is a named pipe, so that the pause starts only once the command has loaded its model and
+// opened it; the writer gives up after a while if the command never does.
+std::string stderr_of_slow_run(const std::string& args, const std::string& first_line, const std::string& rest,
+                               const std::string& progress_setting) {
+  testing::TempDir dir;
+  testing::write_file(dir / "first", first_line);
+  testing::write_file(dir / "rest", rest);
+  const std::string command = "cd " + dir.path().string() +
+                              " && mkfifo in && (timeout 60 sh -c 'exec >in; cat first; sleep 0.3; cat rest' &) && env " +
+                              progress_setting + " " + GEOALIGN_CLI + " " + args + " in >/dev/null 2>err";
+  const int status = std::system(command.c_str());
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << command;
+  return testing::read_file(dir / "err");
+}
+
+TEST(CliProgress, ScoreAndParseDrawNothingIntoAFileUnlessAsked) {
+  struct Case {
+    std::string args, first_line, rest, summary;
+  };
+  const Case cases[] = {
+      {"score --model " + testing::fixture_model().string(), "北京\t上海\n", "杭州\t宁波\n",
+       "geoalign score: 2 pairs scored"},
+      {"parse --model " + (testing::source_dir() / "models/default/parser").string(), "北京朝阳\n", "杭州西湖\n",
+       "parsed 2 addresses"},
+  };
+  for (const Case& c : cases) {
+    const std::string quiet = stderr_of_slow_run(c.args, c.first_line, c.rest, "-u GEOALIGN_PROGRESS");
+    EXPECT_EQ(quiet.find('\r'), std::string::npos) << quiet;
+    EXPECT_EQ(quiet.rfind(c.summary, 0), 0u) << quiet;
+
+    const std::string forced = stderr_of_slow_run(c.args, c.first_line, c.rest, "GEOALIGN_PROGRESS=1");
+    EXPECT_EQ(forced.rfind("\rgeoalign ", 0), 0u) << forced;
+    EXPECT_NE(forced.find("\n" + c.summary), std::string::npos) << "the summary gets a line of its own: " << forced;
+  }
 }
 
 }  // namespace
