@@ -3,8 +3,10 @@
 #include <sstream>
 #include <streambuf>
 
+#include "cli/input_file.h"
 #include "cli/line_reader.h"
 #include "geoalign/error.h"
+#include "support/temp_dir.h"
 
 namespace geoalign::cli {
 namespace {
@@ -43,6 +45,28 @@ TEST(LineReader, ByteOrderMarkIsDroppedFromTheFirstLineOnly) {
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0].text, "北京");
   EXPECT_EQ(lines[1].text, "\xEF\xBB\xBF上海");
+}
+
+TEST(LineReader, CountsEveryByteConsumed) {
+  std::istringstream in("\xEF\xBB\xBF北京\r\n\n上海");
+  LineReader reader(in, "addresses.txt");
+  InputLine line;
+  EXPECT_EQ(reader.bytes_read(), 0u);
+  ASSERT_TRUE(reader.next(line));
+  EXPECT_EQ(reader.bytes_read(), 3u + 6u + 2u);
+  ASSERT_TRUE(reader.next(line));
+  EXPECT_EQ(reader.bytes_read(), 12u);
+  ASSERT_TRUE(reader.next(line));
+  ASSERT_FALSE(reader.next(line));
+  EXPECT_EQ(reader.bytes_read(), in.str().size());
+}
+
+TEST(InputFile, SizeIsKnownForFilesOnly) {
+  testing::TempDir dir;
+  testing::write_file(dir / "in.txt", "北京\n上海\n");
+  EXPECT_EQ(InputFile((dir / "in.txt").string()).size(), 14u);
+  EXPECT_EQ(InputFile("-").size(), 0u);
+  EXPECT_EQ(InputFile("/dev/null").size(), 0u);
 }
 
 // A source that gives one line and then fails, as a disk or pipe can.

@@ -27,11 +27,10 @@ bool LineReader::next(InputLine& line) {
     return Error("read error after line " + std::to_string(number_) + " of " + source_name_ + detail);
   };
   std::streambuf& buffer = *in_.rdbuf();
-  bool read_any = false;
-  std::size_t dropped = 0;
+  std::size_t consumed = 0, dropped = 0;
   try {
     for (int c = buffer.sbumpc(); c != std::char_traits<char>::eof(); c = buffer.sbumpc()) {
-      read_any = true;
+      ++consumed;
       if (c == '\n') break;
       if (line.text.size() <= kMaxLineBytes) {
         line.text.push_back(static_cast<char>(c));
@@ -44,10 +43,11 @@ bool LineReader::next(InputLine& line) {
   }
   // std::cin reads through stdio, which reports a failed read as the end of the input.
   if (&in_ == &std::cin && std::ferror(stdin)) throw read_error("");
-  if (!read_any) {
+  if (consumed == 0) {
     in_.setstate(std::ios::eofbit);
     return false;
   }
+  bytes_read_ += consumed;
   line.number = ++number_;
   if (line.number == 1 && line.text.starts_with(kByteOrderMark)) line.text.erase(0, kByteOrderMark.size());
   if (!line.text.empty() && line.text.back() == '\r' && dropped == 0) line.text.pop_back();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <istream>
 #include <string>
 
@@ -26,10 +27,15 @@ class LineReader {
   // False at the end of the input; throws geoalign::Error naming the source on a read error.
   bool next(InputLine& line);
 
+  // Bytes consumed so far, line endings and byte-order mark included: set against the
+  // input's size, how far through it the reader is.
+  std::uint64_t bytes_read() const { return bytes_read_; }
+
  private:
   std::istream& in_;
   std::string source_name_;
   std::size_t number_ = 0;
+  std::uint64_t bytes_read_ = 0;
 };
 
 }  // namespace geoalign::cli

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <istream>
 #include <string>
 #include <variant>
@@ -30,6 +31,7 @@ class PairReader {
       : lines_(in, std::move(source_name)) {}
   // False at the end; throws geoalign::Error on a read error.
   bool next(std::variant<PairRow, BadRow>& row);
+  std::uint64_t bytes_read() const { return lines_.bytes_read(); }
 
  private:
   LineReader lines_;

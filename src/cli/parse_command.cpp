@@ -10,6 +10,7 @@
 #include "cli/stopwatch.h"
 #include "cli/input_file.h"
 #include "cli/line_reader.h"
+#include "cli/progress.h"
 #include "cli/span_report.h"
 #include "geo/address_parser.h"
 #include "geo/conll.h"
@@ -100,13 +101,17 @@ int run_parse(int argc, char** argv, int first) {
   InputFile file(input);
   LineReader lines(file.stream(), file.name());
 
-  const auto start = Clock::now();
+  Progress progress("parse", "addresses");
+  progress.off_if_terminal(stdout);
   std::size_t count = 0, errors = 0;
   // One output line per input line, so outputs can be pasted beside inputs; a bad line
   // gets an error object in its place.
   for (InputLine line; lines.next(line); ++count) {
+    progress.set_bytes(lines.bytes_read(), file.size());
+    progress.advance(1);
     if (!line.problem.empty()) {
       ++errors;
+      progress.erase_line();
       std::fprintf(stderr, "%s:%zu: %s\n", file.name().c_str(), line.number, line.problem.c_str());
       std::cout << nlohmann::json{{"line", line.number}, {"error", line.problem}}.dump() << "\n";
       continue;
@@ -114,8 +119,8 @@ int run_parse(int argc, char** argv, int first) {
     // "text" in the output is what was parsed: element offsets count its code points.
     std::cout << parse_json(parser.parse(normalizer.normalize(line.text))).dump() << "\n";
   }
-  std::fprintf(stderr, "parsed %zu addresses (%zu errors) in %.2f s\n", count - errors, errors,
-               seconds_since(start));
+  progress.finish();
+  std::fprintf(stderr, "parsed %zu addresses (%zu errors) in %.2f s\n", count - errors, errors, progress.seconds());
   return errors == 0 ? 0 : 1;
 }
 

@@ -1,6 +1,3 @@
-#include <unistd.h>
-
-#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -9,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/input_file.h"
 #include "cli/pair_reader.h"
+#include "cli/progress.h"
 #include "geoalign/matcher.h"
 
 namespace geoalign::cli {
@@ -38,27 +36,6 @@ void write_results(const std::vector<PairRow>& rows, const std::vector<MatchResu
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
 }
-
-class Progress {
- public:
-  Progress() : enabled_(isatty(STDERR_FILENO) != 0), start_(Clock::now()), last_(start_) {}
-
-  void update(std::size_t scored) {
-    const auto now = Clock::now();
-    if (!enabled_ || now - last_ < std::chrono::seconds(5)) return;
-    last_ = now;
-    std::fprintf(stderr, "\rgeoalign score: %zu pairs, %.0f pairs/s", scored, static_cast<double>(scored) / seconds());
-  }
-  double seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
-  void finish() const {
-    if (enabled_ && last_ != start_) std::fputc('\n', stderr);
-  }
-
- private:
-  using Clock = std::chrono::steady_clock;
-  bool enabled_;
-  Clock::time_point start_, last_;
-};
 
 }  // namespace
 
@@ -95,19 +72,23 @@ int run_score(int argc, char** argv, int first) {
   std::vector<PairRow> chunk;
   std::vector<AddressPair> pairs;
   std::size_t scored = 0, skipped = 0;
-  Progress progress;
+  Progress progress("score", "pairs");
+  progress.off_if_terminal(stdout);
   auto flush = [&] {
     pairs.clear();
     for (const auto& row : chunk) pairs.push_back({row.a, row.b});
     write_results(chunk, matcher.score(pairs, batch_size));
     scored += chunk.size();
+    // The reader stops at the end of each chunk, so its bytes measure what is scored.
+    progress.set_bytes(reader.bytes_read(), file.size());
+    progress.advance(chunk.size());
     chunk.clear();
-    progress.update(scored);
   };
 
   std::variant<PairRow, BadRow> row;
   while (reader.next(row)) {
     if (auto* bad = std::get_if<BadRow>(&row)) {
+      progress.erase_line();
       std::fprintf(stderr, "%s:%zu: %s\n", file.name().c_str(), bad->line, bad->reason.c_str());
       if (on_error == "fail") {
         flush();
