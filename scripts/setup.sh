@@ -10,6 +10,7 @@ packages=(
   libicu-dev           # Unicode categories, NFC/NFD and case mapping for the tokenizer
   nlohmann-json3-dev   # config.json and safetensors headers
   libopencc-dev opencc # optional traditional -> simplified normalization
+  libhnswlib-dev       # HNSW graph for search and dedup (header-only)
   libboost-dev         # Boost.Beast/Asio for geoalign serve and loadtest
   libgtest-dev
   clang libclang-rt-14-dev  # libFuzzer targets (scripts/fuzz.sh)

@@ -13,5 +13,8 @@ int run_parse(int argc, char** argv, int first);
 int run_train_parser(int argc, char** argv, int first);
 int run_features(int argc, char** argv, int first);
 int run_term_weights(int argc, char** argv, int first);
+int run_index(int argc, char** argv, int first);
+int run_search(int argc, char** argv, int first);
+int run_dedup(int argc, char** argv, int first);
 
 }  // namespace geoalign::cli

@@ -22,6 +22,9 @@ constexpr const char* kUsage =
     "  train-parser  train the element tagger on CoNLL-tagged addresses\n"
     "  features  the match head's pair features as TSV (for training and inspection)\n"
     "  term-weights  idf of characters and bigrams over addresses (for training the head)\n"
+    "  index     build a reference base of addresses for search, or append to one\n"
+    "  search    find addresses in an index: lexical and vector candidates, reranked\n"
+    "  dedup     cluster an address file into entities (one cluster per place)\n"
     "  serve     HTTP server with dynamic batching (KServe v2 compatible)\n"
     "  loadtest  load an HTTP endpoint and report throughput and latency\n"
     "\n"
@@ -44,6 +47,9 @@ int main(int argc, char** argv) {
     if (command == "train-parser") return geoalign::cli::run_train_parser(argc, argv, 2);
     if (command == "features") return geoalign::cli::run_features(argc, argv, 2);
     if (command == "term-weights") return geoalign::cli::run_term_weights(argc, argv, 2);
+    if (command == "index") return geoalign::cli::run_index(argc, argv, 2);
+    if (command == "search") return geoalign::cli::run_search(argc, argv, 2);
+    if (command == "dedup") return geoalign::cli::run_dedup(argc, argv, 2);
     if (command == "serve") return geoalign::cli::run_serve(argc, argv, 2);
     if (command == "loadtest") return geoalign::cli::run_loadtest(argc, argv, 2);
     std::fprintf(stderr, "geoalign: unknown command '%s'\n\n%s", command.c_str(), kUsage);

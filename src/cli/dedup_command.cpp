@@ -1,0 +1,179 @@
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <unordered_set>
+
+#include "backend/threads.h"
+#include "cli/address_reader.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/input_file.h"
+#include "cli/pair_reader.h"
+#include "cli/progress.h"
+#include "dedup/pair_evaluation.h"
+
+namespace geoalign::cli {
+
+namespace {
+
+constexpr const char* kHeader = "id\taddress\tcluster_id\tcluster_size\tbest_match_id\tbest_match_score\n";
+
+// Labels: 2 / exact_match = one place and 0 / not_match = not, 1 / partial_match left out
+// (CCKS); or, in a file with no label above 1, 1 = one place (Shenzhen).
+std::vector<dedup::LabelledPair> read_labels(const std::string& path, const index::AddressModel& model) {
+  InputFile file(path);
+  PairReader reader(file.stream(), file.name());
+  std::vector<std::pair<std::string, std::string>> texts;
+  std::vector<std::string> labels;
+  std::variant<PairRow, BadRow> row;
+  while (reader.next(row)) {
+    if (auto* bad = std::get_if<BadRow>(&row)) throw Error(file.name() + ":" + std::to_string(bad->line) + ": " + bad->reason);
+    auto& r = std::get<PairRow>(row);
+    const std::string label = r.rest.substr(0, r.rest.find('\t'));
+    if (label.empty()) throw Error(file.name() + ":" + std::to_string(r.line) + ": no label column");
+    texts.emplace_back(model.normalize(r.a), model.normalize(r.b));
+    labels.push_back(label);
+  }
+  const bool three_class = std::any_of(labels.begin(), labels.end(), [](const std::string& l) { return l == "2" || l == "exact_match"; });
+  std::vector<dedup::LabelledPair> out;
+  for (std::size_t k = 0; k < labels.size(); ++k) {
+    const std::string& l = labels[k];
+    bool match;
+    if (three_class ? (l == "2" || l == "exact_match") : (l == "1" || l == "exact_match")) {
+      match = true;
+    } else if (l == "0" || l == "not_match") {
+      match = false;
+    } else if (three_class && (l == "1" || l == "partial_match")) {
+      continue;
+    } else {
+      throw Error(file.name() + ": unknown label \"" + l + "\" (0/1, 0/1/2, or not_match/partial_match/exact_match)");
+    }
+    out.push_back({std::move(texts[k].first), std::move(texts[k].second), match});
+  }
+  return out;
+}
+
+void write_explain(const std::string& path, const dedup::DedupResult& r, const std::vector<std::string>& id_of_address) {
+  std::ofstream out(path);
+  if (!out) throw Error("cannot create " + path);
+  out << "id_a\tid_b\taddress_a\taddress_b\tlabel\tp_not_match\tp_partial_match\tp_exact_match\n";
+  char numbers[96];
+  for (const auto& e : r.scored) {
+    if (r.cluster[e.a] != r.cluster[e.b]) continue;
+    std::snprintf(numbers, sizeof numbers, "\t%.6f\t%.6f\t%.6f\n", static_cast<double>(e.match.p_not_match),
+                  static_cast<double>(e.match.p_partial_match), static_cast<double>(e.match.p_exact_match));
+    out << id_of_address[e.a] << '\t' << id_of_address[e.b] << '\t' << r.texts[e.a] << '\t' << r.texts[e.b] << '\t'
+        << e.match.label << numbers;
+  }
+  if (!out.flush()) throw Error(path + ": write failed");
+}
+
+}  // namespace
+
+int run_dedup(int argc, char** argv, int first) {
+  Args args("dedup",
+            {{"model", true, "model folder", "models/default"},
+             {"input", true, "addresses: one per line, or id<TAB>address", ""},
+             {"out", true, "clusters TSV, - for standard output", "-"},
+             {"threshold", true, "mean link two clusters need to merge", "0.5"},
+             {"merge", true, "what joins two addresses: exact (exact_match) or partial (exact or partial_match)", "exact"},
+             {"neighbours", true, "candidates per address from each of the lexical and vector searches", "10"},
+             {"explain", true, "write every scored pair inside a cluster to this TSV", ""},
+             {"eval", true, "labelled pairs (addr1<TAB>addr2<TAB>label): report pairwise precision, recall, F1", ""},
+             {"precision", true, "fp32, bf16, int8 or auto", "auto"},
+             {"threads", true, "CPU threads, 0 = one per core", "0"},
+             {"on-error", true, "bad lines: fail (stop) or skip (report and go on)", "fail"}},
+            "");
+  args.parse(argc, argv, first);
+  if (args.flag("help")) {
+    std::cout << args.usage() << "\nWrites one row per input row, in input order:\n  " << kHeader
+              << "cluster_id is the id of the cluster's first row; lines without an id are named by their line number.\n";
+    return 0;
+  }
+  check_on_error(args.value("on-error"));
+  if (args.value("input").empty()) throw UsageError("--input is required");
+  dedup::DedupOptions options;
+  options.rule = dedup::parse_merge_rule(args.value("merge"));
+  options.neighbours = static_cast<std::size_t>(args.integer("neighbours", 1, 1000));
+  try {
+    options.threshold = std::stof(args.value("threshold"));
+  } catch (const std::exception&) {
+    throw UsageError("--threshold must be a number");
+  }
+  if (!(options.threshold > 0.0f && options.threshold <= 1.0f)) throw UsageError("--threshold must be in (0, 1]");
+  set_num_threads(static_cast<int>(args.integer("threads", 0, 1024)));
+
+  Progress progress("dedup", "addresses");
+  std::vector<AddressRow> rows = read_address_file(args.value("input"), args.value("on-error"), "dedup");
+  if (rows.empty()) throw Error(args.value("input") + ": no addresses to deduplicate");
+  std::vector<std::string> ids, texts;
+  {
+    std::unordered_set<std::string> given;
+    for (const auto& row : rows) given.insert(row.id);
+    for (const auto& row : rows) {
+      std::string id = row.id.empty() ? std::to_string(row.line) : row.id;
+      if (row.id.empty() && given.count(id)) throw Error(args.value("input") + ":" + std::to_string(row.line) +
+                                                         ": its line number is another line's id; give every line an id");
+      ids.push_back(std::move(id));
+      texts.push_back(std::move(row.text));
+    }
+  }
+  const auto model = index::AddressModel::load(args.value("model"), parse_precision(args.value("precision")));
+  const dedup::DedupResult r = dedup::deduplicate(*model, texts, options,
+                                                  {[&](const std::string& step, std::size_t total) { progress.phase(step, total); },
+                                                   [&](std::size_t done) { progress.set_done(done); }});
+  progress.finish();
+
+  // Rows, in input order: the cluster is named by its first row's id.
+  std::vector<std::int64_t> first_row_of_cluster(r.texts.size(), -1);
+  std::vector<std::size_t> rows_in_cluster(r.texts.size(), 0);
+  std::vector<std::string> id_of_address(r.texts.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const std::uint32_t c = r.cluster[r.address_of_row[i]];
+    if (first_row_of_cluster[c] < 0) first_row_of_cluster[c] = static_cast<std::int64_t>(i);
+    ++rows_in_cluster[c];
+    if (id_of_address[r.address_of_row[i]].empty()) id_of_address[r.address_of_row[i]] = ids[i];
+  }
+  std::ofstream file;
+  const bool to_stdout = args.value("out") == "-";
+  if (!to_stdout) {
+    file.open(args.value("out"));
+    if (!file) throw Error("cannot create " + args.value("out"));
+  }
+  std::ostream& out = to_stdout ? std::cout : file;
+  out << kHeader;
+  std::size_t clusters = 0;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const std::uint32_t a = r.address_of_row[i], c = r.cluster[a];
+    if (first_row_of_cluster[c] == static_cast<std::int64_t>(i)) ++clusters;
+    // A row whose text repeats another row's is that row's best match, exactly.
+    std::string best_id;
+    float best = 0;
+    if (id_of_address[a] != ids[i]) {
+      best_id = id_of_address[a];
+      best = 1.0f;
+    } else if (r.best_match[a] >= 0) {
+      best_id = id_of_address[static_cast<std::size_t>(r.best_match[a])];
+      best = r.best_link[a];
+    }
+    char score[32];
+    std::snprintf(score, sizeof score, "%.6f", static_cast<double>(best));
+    out << ids[i] << '\t' << texts[i] << '\t' << ids[static_cast<std::size_t>(first_row_of_cluster[c])] << '\t'
+        << rows_in_cluster[c] << '\t' << best_id << '\t' << (best_id.empty() ? "" : score) << '\n';
+  }
+  if (!out.flush()) throw Error(args.value("out") + ": write failed");
+  if (!args.value("explain").empty()) write_explain(args.value("explain"), r, id_of_address);
+  std::fprintf(stderr, "geoalign dedup: %zu rows, %zu distinct addresses, %zu candidate pairs, %zu scored, %zu clusters, %.1f s\n",
+               ids.size(), r.texts.size(), r.candidates.size(), r.scored.size(), clusters, progress.seconds());
+  if (!args.value("eval").empty()) {
+    const dedup::PairwiseScores s = dedup::evaluate(r, read_labels(args.value("eval"), *model));
+    std::fprintf(stderr,
+                 "geoalign dedup: against %s: precision %.4f recall %.4f F1 %.4f (TP %zu FP %zu FN %zu); candidate recall "
+                 "%.4f; %zu labelled pairs not in the input\n",
+                 args.value("eval").c_str(), s.precision(), s.recall(), s.f1(), s.true_positives, s.false_positives,
+                 s.false_negatives, s.candidate_recall(), s.not_in_input);
+  }
+  return 0;
+}
+
+}  // namespace geoalign::cli

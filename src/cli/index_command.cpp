@@ -1,0 +1,99 @@
+#include <cstdio>
+#include <iostream>
+
+#include "cli/address_reader.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/progress.h"
+#include "backend/threads.h"
+#include "index/address_index.h"
+
+namespace geoalign::cli {
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: geoalign index build --model DIR --input FILE --out DIR [options]\n"
+    "       geoalign index add --index DIR --input FILE [options]\n"
+    "\n"
+    "Builds a reference base of addresses for `geoalign search` (and `serve --index`), or\n"
+    "appends to one. FILE holds one address per line, or id<TAB>address; lines without an\n"
+    "id are named by their record number in the index.\n";
+
+std::vector<index::NewRecord> read_records(const Args& args) {
+  std::vector<index::NewRecord> records;
+  for (auto& row : read_address_file(args.value("input"), args.value("on-error"), "index")) {
+    records.push_back({std::move(row.id), std::move(row.text)});
+  }
+  if (records.empty()) throw Error(args.value("input") + ": no addresses to index");
+  return records;
+}
+
+index::BuildProgress progress_of(Progress& progress) {
+  return {[&](const std::string& step, std::size_t total) { progress.phase(step, total); },
+          [&](std::size_t done) { progress.set_done(done); }};
+}
+
+}  // namespace
+
+int run_index(int argc, char** argv, int first) {
+  if (argc <= first || (std::string(argv[first]) != "build" && std::string(argv[first]) != "add")) {
+    const bool help = argc > first && (std::string(argv[first]) == "--help" || std::string(argv[first]) == "-h");
+    std::fputs(kUsage, help ? stdout : stderr);
+    return help ? 0 : 2;
+  }
+  const std::string action = argv[first];
+  const bool build = action == "build";
+  std::vector<Args::Option> options = {
+      {"input", true, "addresses: one per line, or id<TAB>address", ""},
+      {"precision", true, "fp32, bf16, int8 or auto (embeddings)", "auto"},
+      {"threads", true, "CPU threads, 0 = one per core", "0"},
+      {"on-error", true, "bad lines: fail (stop) or skip (report and go on)", "fail"}};
+  if (build) {
+    options.push_back({"model", true, "model folder", "models/default"});
+    options.push_back({"out", true, "index folder to create", ""});
+    options.push_back({"links", true, "HNSW graph degree (M)", "16"});
+    options.push_back({"build-candidates", true, "HNSW ef_construction", "200"});
+  } else {
+    options.push_back({"index", true, "index folder to append to", ""});
+  }
+  Args args("index " + action, options, "");
+  args.parse(argc, argv, first + 1);
+  if (args.flag("help")) {
+    std::cout << args.usage();
+    return 0;
+  }
+  check_on_error(args.value("on-error"));
+  if (args.value("input").empty()) throw UsageError("--input is required");
+  const std::string out = build ? args.value("out") : args.value("index");
+  if (out.empty()) throw UsageError(build ? "--out is required" : "--index is required");
+  if (build && std::filesystem::exists(std::filesystem::path(out) / index::AddressIndex::kManifest)) {
+    throw UsageError(out + " already holds an index (use geoalign index add, or another --out)");
+  }
+  set_num_threads(static_cast<int>(args.integer("threads", 0, 1024)));
+  const Precision precision = parse_precision(args.value("precision"));
+
+  Progress progress("index " + action, "addresses");
+  const std::vector<index::NewRecord> records = read_records(args);
+  std::optional<index::AddressIndex> ix;
+  std::unique_ptr<index::AddressModel> model;
+  if (build) {
+    model = index::AddressModel::load(args.value("model"), precision);
+    ix.emplace(args.value("model"), *model,
+               index::VectorIndex::Options{static_cast<std::size_t>(args.integer("links", 4, 128)),
+                                           static_cast<std::size_t>(args.integer("build-candidates", 10, 4096))});
+  } else {
+    ix.emplace(index::AddressIndex::open(out));
+    model = index::AddressModel::load(ix->model_dir(), precision);
+    ix->check_model(ix->model_dir());
+  }
+  ix->add(*model, records, progress_of(progress));
+  progress.phase("save", 0);
+  ix->save(out);
+  progress.finish();
+  std::fprintf(stderr, "geoalign index %s: %zu addresses added, %zu in %s, %.1f s\n", action.c_str(), records.size(),
+               ix->size(), out.c_str(), progress.seconds());
+  return 0;
+}
+
+}  // namespace geoalign::cli

@@ -1,0 +1,120 @@
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "backend/threads.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/input_file.h"
+#include "cli/line_reader.h"
+#include "index/searcher.h"
+
+namespace geoalign::cli {
+
+namespace {
+
+// Queries searched together: enough to batch the embeddings, small enough to answer a
+// stream of queries promptly.
+constexpr std::size_t kQueryChunk = 256;
+
+void write_results(std::span<const std::string> queries, const std::vector<std::vector<index::SearchHit>>& results,
+                   const index::AddressIndex& ix) {
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    nlohmann::json hits = nlohmann::json::array();
+    for (const auto& h : results[q]) {
+      nlohmann::json hit = {{"id", ix.id(h.record)}, {"text", ix.text(h.record)}, {"score", h.score}};
+      if (h.match) hit["label"] = h.match->label;
+      hits.push_back(std::move(hit));
+    }
+    const nlohmann::json line = {{"query", queries[q]}, {"results", std::move(hits)}};
+    std::puts(line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+  }
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int run_search(int argc, char** argv, int first) {
+  Args args("search",
+            {{"index", true, "index folder (geoalign index build)", ""},
+             {"model", true, "model folder (default: the one the index was built with)", ""},
+             {"k", true, "results per query", "10"},
+             {"rerank", true, "fused candidates rescored by the pair scorer, 0 = none", "50"},
+             {"candidates", true, "candidates from each of the lexical and vector searches", "100"},
+             {"region", true, "only results in this province, city or district (北京市, 南山区)", ""},
+             {"region-from-query", false, "only results in the query's own city, when it names one", ""},
+             {"precision", true, "fp32, bf16, int8 or auto", "auto"},
+             {"threads", true, "CPU threads, 0 = one per core", "0"},
+             {"on-error", true, "bad lines: fail (stop) or skip (report and go on)", "fail"}},
+            "[FILE|-]");
+  args.parse(argc, argv, first);
+  if (args.flag("help")) {
+    std::cout << args.usage()
+              << "\nOne query address per line in; one JSON line per query out, in order (a bad line skipped\n"
+                 "with --on-error skip gets {\"line\": N, \"error\": ..., \"results\": []}):\n"
+                 "  {\"query\": ..., \"results\": [{\"id\": ..., \"text\": ..., \"score\": ..., \"label\": ...}]}\n"
+                 "score is the pair scorer's P(exact) + 0.5 P(partial) for reranked results (which carry a label),\n"
+                 "the fused retrieval score for the rest.\n";
+    return 0;
+  }
+  const std::string on_error = args.value("on-error");
+  if (on_error != "fail" && on_error != "skip") throw UsageError("--on-error must be fail or skip");
+  if (args.value("index").empty()) throw UsageError("--index is required");
+  if (args.positional().size() > 1) throw UsageError("search reads one input");
+  set_num_threads(static_cast<int>(args.integer("threads", 0, 1024)));
+  const index::AddressIndex ix = index::AddressIndex::open(args.value("index"));
+  const std::filesystem::path model_dir = args.value("model").empty() ? ix.model_dir() : std::filesystem::path(args.value("model"));
+  ix.check_model(model_dir);
+  const auto model = index::AddressModel::load(model_dir, parse_precision(args.value("precision")));
+  const index::Searcher searcher(ix, *model);
+  index::SearchOptions options;
+  options.k = static_cast<std::size_t>(args.integer("k", 1, 10000));
+  options.rerank = static_cast<std::size_t>(args.integer("rerank", 0, 10000));
+  options.candidates = static_cast<std::size_t>(args.integer("candidates", 1, 100000));
+  if (!args.value("region").empty()) options.region = searcher.region_code(args.value("region"));
+  options.region_from_query = args.flag("region-from-query");
+
+  InputFile file(args.positional().empty() ? "-" : args.positional()[0]);
+  LineReader reader(file.stream(), file.name());
+  std::vector<std::string> queries;
+  std::size_t searched = 0, skipped = 0;
+  auto flush = [&] {
+    write_results(queries, searcher.search(queries, options), ix);
+    searched += queries.size();
+    queries.clear();
+  };
+  InputLine line;
+  while (reader.next(line)) {
+    std::string problem = line.problem;
+    if (problem.empty() && line.text.find_first_not_of(" \t\r") == std::string::npos) problem = "empty query";
+    if (problem.empty()) {
+      try {
+        if (model->normalize(line.text).empty()) problem = "the query is blank after normalization";
+      } catch (const std::exception& e) {
+        problem = e.what();
+      }
+    }
+    if (!problem.empty()) {
+      std::fprintf(stderr, "%s:%zu: %s\n", file.name().c_str(), line.number, problem.c_str());
+      if (on_error == "fail") {
+        flush();
+        std::fprintf(stderr, "geoalign search: stopped at line %zu after %zu queries (use --on-error skip to go on)\n",
+                     line.number, searched);
+        return 1;
+      }
+      // The line still gets its output line, so output stays aligned with input.
+      flush();
+      const nlohmann::json error = {{"line", line.number}, {"error", problem}, {"results", nlohmann::json::array()}};
+      std::puts(error.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+      ++skipped;
+      continue;
+    }
+    queries.push_back(std::move(line.text));
+    if (queries.size() == kQueryChunk) flush();
+  }
+  flush();
+  std::fprintf(stderr, "geoalign search: %zu queries answered, %zu bad lines skipped\n", searched, skipped);
+  return 0;
+}
+
+}  // namespace geoalign::cli

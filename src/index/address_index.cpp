@@ -1,0 +1,188 @@
+#include "index/address_index.h"
+
+#include <atomic>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "backend/cpu/parallel.h"
+#include "model/json_file.h"
+
+namespace geoalign::index {
+
+namespace {
+constexpr const char* kFormat = "geoalign-index";
+constexpr int kVersion = 1;
+constexpr const char* kRecordsFile = "records.bin";
+constexpr const char* kRecordsMagic = "GAXREC";
+constexpr std::uint32_t kRecordsVersion = 1;
+
+std::string hex(std::uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// Writes through a temporary name, so a crash leaves the old file or the new one whole.
+template <typename Write>
+void write_replacing(const std::filesystem::path& file, Write&& write) {
+  const auto partial = std::filesystem::path(file.string() + ".partial");
+  write(partial);
+  std::filesystem::rename(partial, file);
+}
+}  // namespace
+
+std::uint64_t model_checksum(const std::filesystem::path& model_dir) {
+  std::uint64_t h = 0;
+  for (const char* name : {"model.safetensors", "modules.json", "2_Dense/model.safetensors", "vocab.txt"}) {
+    const auto file = model_dir / name;
+    if (std::filesystem::exists(file)) h = h * 31 + file_checksum(file);
+  }
+  return h;
+}
+
+AddressIndex::AddressIndex(std::filesystem::path model_dir, std::uint64_t checksum, VectorIndex vectors)
+    : model_dir_(std::move(model_dir)), model_checksum_(checksum), vectors_(std::move(vectors)) {}
+
+AddressIndex::AddressIndex(const std::filesystem::path& model_dir, const AddressModel& model, VectorIndex::Options graph)
+    : AddressIndex(std::filesystem::absolute(model_dir), model_checksum(model_dir), VectorIndex(model.dim(), graph)) {
+  lexical_ = LexicalIndex::build(normalized_);
+}
+
+void AddressIndex::check_model(const std::filesystem::path& model_dir) const {
+  if (model_checksum(model_dir) != model_checksum_) {
+    throw Error("the index was built with the model in " + model_dir_.string() + "; the weights in " +
+                model_dir.string() + " differ, and their embeddings would not match the index's (rebuild it)");
+  }
+}
+
+void AddressIndex::add(const AddressModel& model, const std::vector<NewRecord>& records, const BuildProgress& progress) {
+  const std::size_t first = size(), n = records.size();
+  auto step = [&](const char* name, std::size_t total) {
+    if (progress.step) progress.step(name, total);
+  };
+  // Ids first: nothing is added when one is taken.
+  std::vector<std::string> ids(n);
+  std::unordered_map<std::string, std::size_t> batch_ids;
+  for (std::size_t i = 0; i < n; ++i) {
+    ids[i] = records[i].id.empty() ? std::to_string(first + i) : records[i].id;
+    if (by_id_.count(ids[i])) throw Error("record " + std::to_string(i + 1) + ": id \"" + ids[i] + "\" is already in the index");
+    if (!batch_ids.emplace(ids[i], i).second) {
+      throw Error("record " + std::to_string(i + 1) + ": id \"" + ids[i] + "\" repeats record " +
+                  std::to_string(batch_ids[ids[i]] + 1));
+    }
+  }
+  step("parse", n);
+  std::vector<std::string> normalized(n), adcodes(n);
+  std::vector<std::optional<std::string>> errors(n);
+  std::atomic<std::size_t> parsed{0};
+  cpu::parallel_for_dynamic(static_cast<std::int64_t>(n), 64, [&](std::int64_t i) {
+    const auto k = static_cast<std::size_t>(i);
+    try {
+      normalized[k] = model.normalize(records[k].text);
+      if (normalized[k].empty()) throw Error("the address is blank after normalization");
+      adcodes[k] = model.prepare(normalized[k]).parsed.admin.adcode;
+    } catch (const std::exception& e) {
+      errors[k] = e.what();
+    }
+    const std::size_t done = ++parsed;
+    if (progress.done && done % 1024 == 0) progress.done(done);
+  });
+  for (std::size_t k = 0; k < n; ++k) {
+    if (errors[k]) throw Error("record " + std::to_string(k + 1) + " (id " + ids[k] + "): " + *errors[k]);
+  }
+  step("embed", n);
+  const std::vector<std::string_view> views(normalized.begin(), normalized.end());
+  const std::vector<float> vectors = model.embed(views, progress.done);
+  if (vectors.size() != n * vectors_.dim()) throw Error("the model's embeddings are not " + std::to_string(vectors_.dim()) + "-dimensional");
+  step("graph", n);
+  vectors_.add(vectors, progress.done);
+  for (std::size_t k = 0; k < n; ++k) {
+    by_id_.emplace(ids[k], static_cast<std::uint32_t>(first + k));
+    ids_.push_back(ids[k]);
+    texts_.push_back(records[k].text);
+    normalized_.push_back(normalized[k]);
+    adcodes_.push_back(adcodes[k]);
+  }
+  step("lexical", 0);
+  lexical_ = LexicalIndex::build(normalized_);
+}
+
+void AddressIndex::save(const std::filesystem::path& dir) const {
+  std::filesystem::create_directories(dir);
+  write_replacing(dir / kRecordsFile, [&](const std::filesystem::path& file) {
+    BinaryWriter out(file, kRecordsMagic, kRecordsVersion);
+    ids_.write(out);
+    texts_.write(out);
+    normalized_.write(out);
+    adcodes_.write(out);
+    out.close();
+  });
+  write_replacing(dir / LexicalIndex::kFileName, [&](const std::filesystem::path& file) { lexical_.write(file); });
+  write_replacing(dir / VectorIndex::kFileName, [&](const std::filesystem::path& file) { vectors_.write(file); });
+  nlohmann::json files = nlohmann::json::object();
+  for (const char* name : {kRecordsFile, LexicalIndex::kFileName, VectorIndex::kFileName}) {
+    files[name] = {{"bytes", std::filesystem::file_size(dir / name)}, {"checksum", hex(file_checksum(dir / name))}};
+  }
+  const nlohmann::json manifest = {{"format", kFormat},
+                                   {"version", kVersion},
+                                   {"records", size()},
+                                   {"dim", vectors_.dim()},
+                                   {"model", model_dir_.string()},
+                                   {"model_checksum", hex(model_checksum_)},
+                                   {"files", files}};
+  write_replacing(dir / kManifest, [&](const std::filesystem::path& file) {
+    std::ofstream out(file);
+    out << manifest.dump(2) << '\n';
+    if (!out.flush()) throw Error(file.string() + ": write failed");
+  });
+}
+
+AddressIndex AddressIndex::open(const std::filesystem::path& dir) {
+  const auto manifest_file = dir / kManifest;
+  if (!std::filesystem::is_directory(dir)) throw Error(dir.string() + ": no such index folder");
+  if (!std::filesystem::exists(manifest_file)) {
+    throw Error(dir.string() + ": not an index (no " + kManifest + "; build one with geoalign index build)");
+  }
+  const nlohmann::json j = model::read_json_file(manifest_file);
+  const model::JsonFields m(j, manifest_file.string());
+  if (m.string("format", "") != kFormat) throw Error(manifest_file.string() + ": not a geoalign index manifest");
+  if (m.integer("version") != kVersion) {
+    throw Error(manifest_file.string() + ": index format version " + std::to_string(m.integer("version")) +
+                ", this build reads version " + std::to_string(kVersion) + " (rebuild the index)");
+  }
+  const auto records = static_cast<std::size_t>(m.integer("records"));
+  const auto dim = static_cast<std::size_t>(m.integer("dim"));
+  const model::JsonFields files = m.object("files");
+  for (const char* name : {kRecordsFile, LexicalIndex::kFileName, VectorIndex::kFileName}) {
+    const auto file = dir / name;
+    const model::JsonFields f = files.object(name);
+    if (!std::filesystem::exists(file)) throw Error(file.string() + ": missing");
+    const auto bytes = std::filesystem::file_size(file);
+    if (bytes != static_cast<std::uintmax_t>(f.integer("bytes"))) {
+      throw Error(file.string() + ": " + std::to_string(bytes) + " bytes, the manifest says " +
+                  std::to_string(f.integer("bytes")) + " (truncated or replaced)");
+    }
+    if (hex(file_checksum(file)) != f.string("checksum", "")) throw Error(file.string() + ": checksum mismatch (corrupt)");
+  }
+  AddressIndex ix(m.string("model", ""), std::stoull(m.string("model_checksum", "0"), nullptr, 16),
+                  VectorIndex::read(dir / VectorIndex::kFileName, dim, records));
+  BinaryReader in(dir / kRecordsFile, kRecordsMagic, kRecordsVersion);
+  ix.ids_ = StringColumn::read(in, "ids");
+  ix.texts_ = StringColumn::read(in, "texts");
+  ix.normalized_ = StringColumn::read(in, "normalized texts");
+  ix.adcodes_ = StringColumn::read(in, "adcodes");
+  in.expect_end();
+  for (const StringColumn* c : {&ix.ids_, &ix.texts_, &ix.normalized_, &ix.adcodes_}) {
+    if (c->size() != records) in.corrupt("holds " + std::to_string(c->size()) + " records, the manifest says " + std::to_string(records));
+  }
+  for (std::size_t r = 0; r < records; ++r) {
+    if (!ix.by_id_.emplace(std::string(ix.ids_[r]), static_cast<std::uint32_t>(r)).second) {
+      in.corrupt("id \"" + std::string(ix.ids_[r]) + "\" appears twice");
+    }
+  }
+  ix.lexical_ = LexicalIndex::read(dir / LexicalIndex::kFileName, records);
+  return ix;
+}
+
+}  // namespace geoalign::index

@@ -1,0 +1,81 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "index/address_model.h"
+#include "index/lexical_index.h"
+#include "index/string_column.h"
+#include "index/vector_index.h"
+
+namespace geoalign::index {
+
+struct NewRecord {
+  std::string id;    // empty: the record's number in the index
+  std::string text;  // as given
+};
+
+// What a long step reports: its name, then how many of how many are done.
+struct BuildProgress {
+  std::function<void(const std::string& step, std::size_t total)> step;
+  std::function<void(std::size_t done)> done;
+};
+
+// A reference base of addresses on disk (a folder): each record's id, text, normalized
+// text and adcode (records.bin), a lexical index over its character grams
+// (lexical.bin), and the model's embeddings in an HNSW graph (vectors.hnsw), tied
+// together by manifest.json, which names the format version, the model the embeddings
+// came from and every file's size and checksum. Opening checks all of them, so a
+// truncated, foreign or half-written index is an Error naming the file.
+//
+// Parses are not stored: search re-parses the few candidates it reranks (about 50 us
+// each), which keeps the index a fraction of the size a million stored parses would take.
+class AddressIndex {
+ public:
+  static constexpr const char* kManifest = "manifest.json";
+
+  // An empty index for `model`'s embeddings.
+  AddressIndex(const std::filesystem::path& model_dir, const AddressModel& model, VectorIndex::Options graph = {});
+  // Throws Error naming the file for anything missing, truncated or inconsistent.
+  static AddressIndex open(const std::filesystem::path& dir);
+
+  // Normalizes, parses, embeds and indexes the records (in order). Throws Error, adding
+  // nothing, when an id is taken or a text normalizes to nothing.
+  void add(const AddressModel& model, const std::vector<NewRecord>& records, const BuildProgress& progress = {});
+  // Writes every file, the manifest last, each to a temporary name first.
+  void save(const std::filesystem::path& dir) const;
+
+  std::size_t size() const { return ids_.size(); }
+  std::string_view id(std::size_t r) const { return ids_[r]; }
+  std::string_view text(std::size_t r) const { return texts_[r]; }
+  std::string_view normalized(std::size_t r) const { return normalized_[r]; }
+  std::string_view adcode(std::size_t r) const { return adcodes_[r]; }
+  bool has_id(std::string_view id) const { return by_id_.count(std::string(id)) != 0; }
+
+  const LexicalIndex& lexical() const { return lexical_; }
+  const VectorIndex& vectors() const { return vectors_; }
+  // The model folder the embeddings came from, as recorded at build time.
+  const std::filesystem::path& model_dir() const { return model_dir_; }
+  // Throws unless `model` computes the embeddings this index holds.
+  void check_model(const std::filesystem::path& model_dir) const;
+
+ private:
+  AddressIndex(std::filesystem::path model_dir, std::uint64_t model_checksum, VectorIndex vectors);
+
+  std::filesystem::path model_dir_;
+  std::uint64_t model_checksum_ = 0;
+  StringColumn ids_, texts_, normalized_, adcodes_;
+  std::unordered_map<std::string, std::uint32_t> by_id_;
+  LexicalIndex lexical_;
+  VectorIndex vectors_;
+};
+
+// Identifies a model folder's weights: an index built with one cannot be searched with another.
+std::uint64_t model_checksum(const std::filesystem::path& model_dir);
+
+}  // namespace geoalign::index

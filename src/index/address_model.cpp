@@ -1,0 +1,88 @@
+#include "index/address_model.h"
+
+#include "backend/threads.h"
+#include "model/precision.h"
+#include "runtime/length_batches.h"
+
+namespace geoalign::index {
+
+namespace {
+// Addresses encoded at a time: bounds the token buffers on files of millions.
+constexpr std::size_t kEmbedChunk = 4096;
+constexpr std::size_t kBatchSize = 64;
+}  // namespace
+
+std::unique_ptr<AddressModel> AddressModel::load(const std::filesystem::path& model_dir, Precision precision) {
+  const ops::MatmulPrecision p = model::resolve_precision(precision);
+  return std::unique_ptr<AddressModel>(new AddressModel(model::ModelFolder::load(model_dir, p), model_dir));
+}
+
+AddressModel::AddressModel(model::ModelFolder folder, const std::filesystem::path& dir) : scorer_(std::move(folder)) {
+  const auto& f = scorer_.folder();
+  if (f.head) comparer_ = &f.head->comparer();
+  if (comparer_ && std::filesystem::exists(dir / match::MatchHead::kRerankFileName)) {
+    rerank_ = match::MatchHead::load(dir, scorer_.labels().size(), match::MatchHead::kRerankFileName);
+  }
+  const std::string probe = "北京市";
+  dim_ = embed(std::vector<std::string_view>{probe}).size();
+}
+
+std::string AddressModel::normalize(std::string_view raw) const { return scorer_.folder().normalizer.normalize(raw); }
+
+Address AddressModel::prepare(std::string_view normalized) const {
+  if (!comparer_) throw Error("this model folder has no parser (its match_head.json names one); search and dedup need it");
+  return {std::string(normalized), comparer_->parse(normalized)};
+}
+
+std::vector<float> AddressModel::embed(std::span<const std::string_view> normalized,
+                                       const std::function<void(std::size_t)>& on_done) const {
+  adopt_num_threads();
+  std::vector<float> out;
+  std::vector<std::vector<float>> vectors;
+  for (std::size_t first = 0; first < normalized.size(); first += kEmbedChunk) {
+    const std::size_t n = std::min(kEmbedChunk, normalized.size() - first);
+    const std::vector<std::string> chunk(normalized.begin() + static_cast<std::ptrdiff_t>(first),
+                                         normalized.begin() + static_cast<std::ptrdiff_t>(first + n));
+    const std::vector<text::EncodedInput> inputs = scorer_.encode_addresses(chunk);
+    std::vector<std::vector<float>> rows(n);
+    {
+      std::lock_guard lock(mutex_);
+      runtime::for_each_length_batch(inputs, kBatchSize, [&](auto batch, std::span<const std::size_t> slots) {
+        scorer_.embed(batch, workspace_, vectors);
+        for (std::size_t k = 0; k < slots.size(); ++k) rows[slots[k]] = std::move(vectors[k]);
+      });
+    }
+    for (const auto& row : rows) out.insert(out.end(), row.begin(), row.end());
+    if (on_done) on_done(first + n);
+  }
+  return out;
+}
+
+std::vector<MatchResult> AddressModel::score(std::span<const std::pair<const Address*, const Address*>> pairs) const {
+  std::vector<MatchResult> results;
+  results.reserve(pairs.size());
+  if (rerank_) {
+    const std::size_t labels = scorer_.labels().size();
+    std::vector<std::vector<float>> features;
+    features.reserve(pairs.size());
+    for (const auto& [a, b] : pairs) features.push_back(comparer_->features(a->parsed, b->parsed));
+    const std::vector<std::span<const float>> rows(features.begin(), features.end());
+    std::vector<float> probabilities(pairs.size() * labels);
+    rerank_->probabilities(rows, {}, probabilities);
+    for (std::size_t k = 0; k < pairs.size(); ++k) results.push_back(scorer_.to_result(probabilities.data() + k * labels));
+    return results;
+  }
+  scorer_.require_classifier();
+  std::vector<text::EncodedInput> inputs;
+  for (const auto& [a, b] : pairs) inputs.push_back(scorer_.encode_pair(a->text, b->text));
+  results.resize(pairs.size());
+  std::vector<MatchResult> batch_results;
+  std::lock_guard lock(mutex_);
+  runtime::for_each_length_batch(inputs, kBatchSize, [&](auto batch, std::span<const std::size_t> slots) {
+    scorer_.classify(batch, workspace_, batch_results);
+    for (std::size_t k = 0; k < slots.size(); ++k) results[slots[k]] = std::move(batch_results[k]);
+  });
+  return results;
+}
+
+}  // namespace geoalign::index

@@ -1,0 +1,59 @@
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "geoalign/matcher.h"
+#include "geoalign/parser.h"
+#include "runtime/pair_scorer.h"
+
+namespace geoalign::index {
+
+// An address as search and dedup hold it: the model's normalized text and its parse.
+struct Address {
+  std::string text;
+  ParsedAddress parsed;
+};
+
+// What search and dedup need from a model folder: its normalization, its embeddings, its
+// parser, and a pair scorer for addresses parsed once. Pairs are scored by the folder's
+// rerank head (rerank_head.json: the match head's trees over the parses alone) when it
+// has one, at tens of thousands of pairs per second; otherwise by the cross-encoder and
+// match head, as `score` does, a hundred times slower.
+class AddressModel {
+ public:
+  static std::unique_ptr<AddressModel> load(const std::filesystem::path& model_dir, Precision precision = Precision::Auto);
+
+  std::string normalize(std::string_view raw) const;
+  // Throws Error if the folder has no parser (no match head names one).
+  Address prepare(std::string_view normalized) const;
+  bool can_parse() const { return comparer_ != nullptr; }
+
+  // Unit vectors for normalized addresses, n * dim() floats in input order; `on_done` (may
+  // be empty) hears how many are done.
+  std::vector<float> embed(std::span<const std::string_view> normalized,
+                           const std::function<void(std::size_t)>& on_done = {}) const;
+  std::size_t dim() const { return dim_; }
+
+  // Thread-safe. Throws Error if the folder cannot classify pairs.
+  std::vector<MatchResult> score(std::span<const std::pair<const Address*, const Address*>> pairs) const;
+  bool fast_pairs() const { return rerank_ != nullptr; }
+  std::string scorer_name() const { return rerank_ ? "rerank head" : "cross-encoder"; }
+
+ private:
+  AddressModel(model::ModelFolder folder, const std::filesystem::path& dir);
+  runtime::PairScorer scorer_;
+  std::shared_ptr<const match::MatchHead> rerank_;
+  const match::PairComparer* comparer_ = nullptr;
+  std::size_t dim_ = 0;
+  mutable std::mutex mutex_;  // guards the workspace
+  mutable model::BertModel::Workspace workspace_;
+};
+
+}  // namespace geoalign::index

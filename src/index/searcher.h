@@ -1,0 +1,51 @@
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "index/address_index.h"
+
+namespace geoalign::index {
+
+struct SearchOptions {
+  std::size_t k = 10;
+  // Fused candidates rescored by the pair scorer (AddressModel::score); 0: none.
+  std::size_t rerank = 50;
+  // Candidates each of the lexical and vector searches contributes to the fusion.
+  std::size_t candidates = 100;
+  // An adcode prefix (11 for Beijing, 4403 for Shenzhen) results must lie in; empty: anywhere.
+  std::string region;
+  // Restrict each query to its own parsed city (its adcode's first 4 digits), when it names one.
+  bool region_from_query = false;
+};
+
+struct SearchHit {
+  std::uint32_t record;
+  float score;  // the pair scorer's when reranked, else the fused retrieval score
+  std::optional<MatchResult> match;  // reranked hits only
+};
+
+// Lookup of addresses in an index: the lexical and vector searches each propose
+// candidates, reciprocal-rank fusion merges them (each list ranks what the other misses:
+// a shared rare bigram, or a paraphrase with no characters in common), and the pair
+// scorer reranks the best fused ones. Thread-safe.
+class Searcher {
+ public:
+  Searcher(const AddressIndex& index, const AddressModel& model) : index_(index), model_(model) {}
+
+  // One result list per query, in query order. Throws Error naming the query on bad input.
+  std::vector<std::vector<SearchHit>> search(std::span<const std::string> queries, const SearchOptions& options) const;
+
+  // The adcode prefix of a region name (北京市, 南山区): what SearchOptions::region takes.
+  // Throws Error when the gazetteer does not know it or it is ambiguous.
+  std::string region_code(std::string_view name) const;
+
+ private:
+  std::vector<SearchHit> search_one(const Address& query, std::span<const float> vector, const SearchOptions& options) const;
+  const AddressIndex& index_;
+  const AddressModel& model_;
+};
+
+}  // namespace geoalign::index

@@ -1,0 +1,103 @@
+#include "index/vector_index.h"
+
+#include <hnswlib/hnswlib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <optional>
+#include <string>
+
+#include "backend/cpu/parallel.h"
+#include "geoalign/error.h"
+
+namespace geoalign::index {
+
+struct VectorIndex::Graph {
+  explicit Graph(std::size_t dim) : space(dim) {}
+  hnswlib::InnerProductSpace space;
+  std::unique_ptr<hnswlib::HierarchicalNSW<float>> hnsw;
+};
+
+VectorIndex::VectorIndex(std::size_t dim, Options options)
+    : dim_(dim), options_(options), graph_(std::make_unique<Graph>(dim)) {
+  graph_->hnsw = std::make_unique<hnswlib::HierarchicalNSW<float>>(&graph_->space, 1024, options.links,
+                                                                   options.build_candidates);
+}
+
+VectorIndex::VectorIndex(VectorIndex&&) noexcept = default;
+VectorIndex& VectorIndex::operator=(VectorIndex&&) noexcept = default;
+VectorIndex::~VectorIndex() = default;
+
+std::size_t VectorIndex::size() const { return graph_->hnsw->cur_element_count; }
+
+void VectorIndex::add(std::span<const float> rows, const std::function<void(std::size_t)>& on_added) {
+  if (rows.size() % dim_ != 0) throw Error("vector index: rows are not multiples of " + std::to_string(dim_));
+  const std::size_t n = rows.size() / dim_, first = size();
+  auto& hnsw = *graph_->hnsw;
+  if (first + n > hnsw.max_elements_) hnsw.resizeIndex(std::max(first + n, 2 * hnsw.max_elements_));
+  std::atomic<std::size_t> added{0};
+  std::optional<std::string> error;
+  cpu::parallel_for_dynamic(static_cast<std::int64_t>(n), 64, [&](std::int64_t i) {
+    const auto k = static_cast<std::size_t>(i);
+    try {
+      hnsw.addPoint(rows.data() + k * dim_, first + k);
+    } catch (const std::exception& e) {
+#pragma omp critical
+      error = e.what();
+    }
+    const std::size_t done = ++added;
+    if (on_added && done % 1024 == 0) on_added(done);
+  });
+  if (error) throw Error("vector index: " + *error);
+  if (on_added) on_added(n);
+}
+
+std::vector<Hit> VectorIndex::search(std::span<const float> query, std::size_t k, std::size_t candidates,
+                                     const RecordFilter& filter) const {
+  if (query.size() != dim_) throw Error("vector index: query has " + std::to_string(query.size()) + " dimensions, not " +
+                                        std::to_string(dim_));
+  const std::size_t n = size();
+  if (n == 0 || k == 0) return {};
+  // hnswlib 0.6 cannot filter inside the graph: fetch more and filter after.
+  const std::size_t fetch = std::min(n, filter ? std::max(k * 10, candidates) : k);
+  std::vector<Hit> hits;
+  {
+    // setEf is per index, not per query: a search names its own by passing it through
+    // searchKnn's heap size instead.
+    auto result = graph_->hnsw->searchKnn(query.data(), std::max(fetch, candidates));
+    hits.reserve(result.size());
+    while (!result.empty()) {
+      const auto [distance, label] = result.top();
+      result.pop();
+      const auto r = static_cast<std::uint32_t>(label);
+      if (!filter || filter(r)) hits.push_back({r, 1.0f - distance});
+    }
+  }
+  std::reverse(hits.begin(), hits.end());
+  if (hits.size() > k) hits.resize(k);
+  return hits;
+}
+
+void VectorIndex::write(const std::filesystem::path& file) const {
+  try {
+    graph_->hnsw->saveIndex(file.string());
+  } catch (const std::exception& e) {
+    throw Error(file.string() + ": " + e.what());
+  }
+}
+
+VectorIndex VectorIndex::read(const std::filesystem::path& file, std::size_t dim, std::size_t records) {
+  VectorIndex ix(dim, {});
+  try {
+    ix.graph_->hnsw = std::make_unique<hnswlib::HierarchicalNSW<float>>(&ix.graph_->space, file.string());
+  } catch (const std::exception& e) {
+    throw Error(file.string() + ": " + e.what());
+  }
+  if (ix.size() != records) {
+    throw Error(file.string() + ": holds " + std::to_string(ix.size()) + " vectors, the index has " +
+                std::to_string(records) + " records");
+  }
+  return ix;
+}
+
+}  // namespace geoalign::index

@@ -1,0 +1,49 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "index/lexical_index.h"
+
+namespace geoalign::index {
+
+// Approximate nearest neighbours of unit vectors by inner product: an HNSW graph
+// (hnswlib). Chosen over faiss because it is one header, adds records to a built graph
+// one at a time (index add), and needs no training pass or BLAS of its own.
+class VectorIndex {
+ public:
+  static constexpr const char* kFileName = "vectors.hnsw";
+  struct Options {
+    std::size_t links = 16;              // M: graph degree
+    std::size_t build_candidates = 200;  // ef_construction
+  };
+
+  VectorIndex(std::size_t dim, Options options);
+  VectorIndex(VectorIndex&&) noexcept;
+  VectorIndex& operator=(VectorIndex&&) noexcept;
+  ~VectorIndex();
+
+  // Appends rows of `dim` floats as records size() .. size() + n - 1, over every core;
+  // `on_added` (may be empty) is told how many have been added so far, from any thread.
+  void add(std::span<const float> rows, const std::function<void(std::size_t)>& on_added = {});
+  // The k nearest records (score = inner product), best first. `candidates` is HNSW's ef.
+  std::vector<Hit> search(std::span<const float> query, std::size_t k, std::size_t candidates,
+                          const RecordFilter& filter = {}) const;
+  std::size_t size() const;
+  std::size_t dim() const { return dim_; }
+
+  void write(const std::filesystem::path& file) const;
+  // The caller has checked the file's checksum: hnswlib trusts what it reads.
+  static VectorIndex read(const std::filesystem::path& file, std::size_t dim, std::size_t records);
+
+ private:
+  struct Graph;
+  std::size_t dim_;
+  Options options_;
+  std::unique_ptr<Graph> graph_;
+};
+
+}  // namespace geoalign::index
