@@ -16,15 +16,24 @@ std::string city_prefix(const std::string& adcode) { return adcode.size() >= 4 ?
 }  // namespace
 
 std::string Searcher::region_code(std::string_view name) const {
-  const Address a = model_.prepare(model_.normalize(name));
-  if (a.parsed.admin.ambiguous || a.parsed.admin.adcode.empty()) {
-    throw Error("region \"" + std::string(name) + "\" is " + (a.parsed.admin.ambiguous ? "ambiguous" : "not a known province, city or district"));
+  const AdminChain admin = model_.prepare(model_.normalize(name)).parsed.admin;
+  if (admin.ambiguous) {
+    // 北京市 alone also reads as 北京街道, a town in Guangzhou; a region is a province,
+    // city or district (codes of at most 6 digits), so only such readings count.
+    std::vector<std::string> regions;
+    for (const auto& c : admin.candidates) {
+      const std::string code = c.substr(0, c.find(' '));
+      if (code.size() <= 6) regions.push_back(code);
+    }
+    if (regions.size() == 1) return regions[0];
+    std::string all;
+    for (const auto& c : admin.candidates) all += (all.empty() ? "" : "; ") + c;
+    throw Error("region \"" + std::string(name) + "\" is ambiguous (" + all + "); name its province or city too");
   }
-  std::string code = a.parsed.admin.adcode;
+  if (admin.adcode.empty()) throw Error("region \"" + std::string(name) + "\" is not a known province, city or district");
   // Codes are 2 digits per province, city and district level, then 3 for the town.
-  const auto& admin = a.parsed.admin;
-  const std::size_t digits = admin.town ? code.size() : admin.district ? 6 : admin.city ? 4 : 2;
-  return code.substr(0, std::min(digits, code.size()));
+  const std::size_t digits = admin.town ? admin.adcode.size() : admin.district ? 6 : admin.city ? 4 : 2;
+  return admin.adcode.substr(0, std::min(digits, admin.adcode.size()));
 }
 
 std::vector<std::vector<SearchHit>> Searcher::search(std::span<const std::string> queries, const SearchOptions& options) const {

@@ -1,0 +1,135 @@
+// Dedup: average linkage that does not chain, the deduplicator on a small file with the
+// shipped model, pairwise evaluation, and the dedup command's output and bad input.
+#include <gtest/gtest.h>
+
+#include "dedup/pair_evaluation.h"
+#include "support/cli_run.h"
+#include "support/temp_dir.h"
+
+namespace geoalign {
+namespace {
+
+using namespace geoalign::testing;
+
+TEST(AverageLinkage, AChainDoesNotPullUnrelatedEndsTogether) {
+  // 0~1 and 1~2 are strong, 0~2 is plainly not a match: 2 stays out.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> asked;
+  dedup::AverageLinkage clustering(4, 0.5f, [&](auto pairs) {
+    asked.insert(asked.end(), pairs.begin(), pairs.end());
+    return std::vector<float>(pairs.size(), 0.0f);
+  });
+  const auto cluster = clustering.run({{0, 1, 0.95f}, {1, 2, 0.9f}});
+  EXPECT_EQ(cluster[0], cluster[1]);
+  EXPECT_NE(cluster[2], cluster[0]);
+  EXPECT_EQ(cluster[3], 3u);
+  // The unproposed cross pair was scored on demand.
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_EQ(asked[0], (std::pair<std::uint32_t, std::uint32_t>{0, 2}));
+  EXPECT_EQ(clustering.scored_on_demand().size(), 1u);
+}
+
+TEST(AverageLinkage, MergesWhenTheMeanLinkHolds) {
+  dedup::AverageLinkage clustering(3, 0.5f, [](auto pairs) { return std::vector<float>(pairs.size(), 0.6f); });
+  const auto cluster = clustering.run({{0, 1, 0.95f}, {1, 2, 0.9f}});
+  EXPECT_EQ(cluster[0], 0u);
+  EXPECT_EQ(cluster[1], 0u);
+  EXPECT_EQ(cluster[2], 0u);
+}
+
+TEST(Dedup, ClustersOnePlaceWrittenManyWaysAndKeepsOthersApart) {
+  const auto model = index::AddressModel::load(source_dir() / "models/default", Precision::FP32);
+  const std::vector<std::string> rows = {
+      "杭州市西湖区文三路478号华星科技大厦", "文三路478号华星大厦", "北京市海淀区中关村大街27号",
+      "杭州市西湖区文三路478号华星科技大厦",  // the first row again
+      "杭州市西湖区天目山路100号",            "\u200B北京市 海淀区中关村大街27号"};
+  dedup::DedupOptions options;
+  const auto r = dedup::deduplicate(*model, rows, options);
+  ASSERT_EQ(r.address_of_row.size(), rows.size());
+  EXPECT_EQ(r.texts.size(), 4u);  // rows 0 and 3 are one text; so are rows 2 and 5 after normalization
+  auto cluster_of_row = [&](std::size_t i) { return r.cluster[r.address_of_row[i]]; };
+  EXPECT_EQ(cluster_of_row(0), cluster_of_row(3));
+  EXPECT_EQ(cluster_of_row(2), cluster_of_row(5));
+  EXPECT_NE(cluster_of_row(0), cluster_of_row(2));
+  EXPECT_NE(cluster_of_row(0), cluster_of_row(4));
+  EXPECT_FALSE(r.candidates.empty());
+
+  const std::vector<dedup::LabelledPair> labels = {
+      {model->normalize(rows[0]), model->normalize(rows[3]), true},
+      {model->normalize(rows[0]), model->normalize(rows[2]), false},
+      {model->normalize(rows[0]), model->normalize(rows[4]), false},
+      {"不在输入里", model->normalize(rows[0]), true}};
+  const auto s = dedup::evaluate(r, labels);
+  EXPECT_EQ(s.true_positives, 1u);
+  EXPECT_EQ(s.false_positives, 0u);
+  EXPECT_EQ(s.true_negatives, 2u);
+  EXPECT_EQ(s.not_in_input, 1u);
+  EXPECT_DOUBLE_EQ(s.f1(), 1.0);
+  EXPECT_DOUBLE_EQ(s.candidate_recall(), 1.0);
+}
+
+TEST(CliDedup, OneRowPerInputRowInOrderWithAHeader) {
+  TempDir dir;
+  write_file(dir / "in.tsv", "x1\t杭州市西湖区文三路478号华星科技大厦\nx2\t文三路478号华星大厦\nx3\t北京市海淀区中关村大街27号\n");
+  const auto r = run_cli("dedup --model " + (source_dir() / "models/default").string() + " --input " +
+                         (dir / "in.tsv").string() + " --explain " + (dir / "why.tsv").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto out = lines(r.out);
+  ASSERT_EQ(out.size(), 4u) << r.out;
+  EXPECT_EQ(out[0], "id\taddress\tcluster_id\tcluster_size\tbest_match_id\tbest_match_score");
+  EXPECT_EQ(out[1].substr(0, 3), "x1\t");
+  EXPECT_EQ(out[2].substr(0, 3), "x2\t");
+  EXPECT_EQ(out[3].substr(0, 3), "x3\t");
+  EXPECT_NE(out[3].find("\tx3\t1\t"), std::string::npos) << out[3];
+  EXPECT_NE(read_file(dir / "why.tsv").find("id_a\tid_b"), std::string::npos);
+}
+
+TEST(CliDedup, BadLinesAreReportedAndEitherStopOrAreSkipped) {
+  TempDir dir;
+  write_file(dir / "in.tsv", "a\t杭州市文三路478号\n\na\t北京市海淀区\nb\t\xff\xfe\nc\t上海市浦东新区\n");
+  const std::string model = " --model " + (source_dir() / "models/default").string();
+  const auto stop = run_cli("dedup" + model + " --input " + (dir / "in.tsv").string());
+  EXPECT_EQ(stop.exit_code, 1);
+  EXPECT_NE(stop.err.find("in.tsv:2: empty address"), std::string::npos) << stop.err;
+  const auto skip = run_cli("dedup --on-error skip" + model + " --input " + (dir / "in.tsv").string());
+  ASSERT_EQ(skip.exit_code, 0) << skip.err;
+  EXPECT_NE(skip.err.find("in.tsv:3: id \"a\" already used on line 1"), std::string::npos) << skip.err;
+  EXPECT_NE(skip.err.find("in.tsv:4: invalid UTF-8"), std::string::npos) << skip.err;
+  EXPECT_EQ(lines(skip.out).size(), 3u);  // header, a, c
+  write_file(dir / "empty.tsv", "");
+  const auto empty = run_cli("dedup" + model + " --input " + (dir / "empty.tsv").string());
+  EXPECT_EQ(empty.exit_code, 1);
+  EXPECT_NE(empty.err.find("no addresses to deduplicate"), std::string::npos) << empty.err;
+}
+
+TEST(CliIndex, BuildsSearchesAndReportsBadInput) {
+  TempDir dir;
+  write_file(dir / "ref.tsv", "hz1\t杭州市西湖区文三路478号华星科技大厦\nbj1\t北京市朝阳区建国路88号SOHO现代城\n\nbj1\t重复\n");
+  const std::string model = (source_dir() / "models/default").string();
+  const std::string ix = (dir / "ix").string();
+  const auto fail = run_cli("index build --model " + model + " --input " + (dir / "ref.tsv").string() + " --out " + ix);
+  EXPECT_EQ(fail.exit_code, 1);
+  EXPECT_NE(fail.err.find("ref.tsv:3: empty address"), std::string::npos) << fail.err;
+  const auto built = run_cli("index build --on-error skip --model " + model + " --input " + (dir / "ref.tsv").string() +
+                             " --out " + ix);
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  EXPECT_NE(built.err.find("ref.tsv:4: id \"bj1\" already used on line 2"), std::string::npos) << built.err;
+  const std::string huge((1 << 20) + 1, 'x');  // over the line limit
+  const auto found = run_cli("search --on-error skip --k 1 --index " + ix, "文三路478号华星大厦\n\n" + huge + "\n北京朝阳建国路88号\n");
+  ASSERT_EQ(found.exit_code, 0) << found.err;
+  const auto out = lines(found.out);
+  ASSERT_EQ(out.size(), 4u) << found.out;
+  EXPECT_NE(out[0].find("\"id\":\"hz1\""), std::string::npos) << out[0];
+  EXPECT_NE(out[1].find("\"line\":2"), std::string::npos) << out[1];
+  EXPECT_NE(out[2].find("\"error\""), std::string::npos);
+  EXPECT_NE(out[3].find("\"id\":\"bj1\""), std::string::npos) << out[3];
+  const auto none = run_cli("search --index " + ix, "");
+  EXPECT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_TRUE(none.out.empty());
+  write_file(dir / "ix" / "records.bin", "GAXREC");
+  const auto broken = run_cli("search --index " + ix, "杭州\n");
+  EXPECT_EQ(broken.exit_code, 1);
+  EXPECT_NE(broken.err.find("records.bin"), std::string::npos) << broken.err;
+}
+
+}  // namespace
+}  // namespace geoalign

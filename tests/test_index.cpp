@@ -1,0 +1,220 @@
+// The address index's parts: binary files that refuse truncated or foreign bytes, the
+// lexical and vector searches, and the index folder built with the shipped model,
+// reopened, and damaged.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "index/address_index.h"
+#include "index/searcher.h"
+#include "support/load_error.h"
+#include "support/temp_dir.h"
+
+namespace geoalign {
+namespace {
+
+using namespace geoalign::testing;
+
+index::StringColumn column(const std::vector<std::string>& texts) {
+  index::StringColumn c;
+  for (const auto& t : texts) c.push_back(t);
+  return c;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(BinaryFile, RoundTripsAndRefusesForeignTruncatedOrLongerFiles) {
+  TempDir dir;
+  const auto file = dir / "x.bin";
+  const std::vector<std::uint32_t> values = {1, 2, 3};
+  {
+    index::BinaryWriter out(file, "TESTMAG", 2);
+    out.array<std::uint32_t>(values);
+    out.close();
+  }
+  {
+    index::BinaryReader in(file, "TESTMAG", 2);
+    EXPECT_EQ(in.array<std::uint32_t>("values"), values);
+    in.expect_end();
+  }
+  EXPECT_NE(error_of([&] { index::BinaryReader(file, "OTHER", 2); }).find("not a OTHER file"), std::string::npos);
+  EXPECT_NE(error_of([&] { index::BinaryReader(file, "TESTMAG", 3); }).find("version 2"), std::string::npos);
+  std::string bytes = read_file(file);
+  write_file(file, bytes.substr(0, bytes.size() - 2));
+  const std::string truncated = error_of([&] {
+    index::BinaryReader in(file, "TESTMAG", 2);
+    in.array<std::uint32_t>("values");
+  });
+  EXPECT_NE(truncated.find("truncated while reading values"), std::string::npos) << truncated;
+  EXPECT_NE(truncated.find(file.string()), std::string::npos) << truncated;
+  // A length prefix claiming more than the file holds is refused before allocating.
+  write_file(file, bytes.substr(0, 12) + std::string("\xff\xff\xff\xff\xff\xff\xff\x7f", 8));
+  EXPECT_NE(error_of([&] {
+              index::BinaryReader in(file, "TESTMAG", 2);
+              in.array<std::uint32_t>("values");
+            }).find("truncated"),
+            std::string::npos);
+}
+
+TEST(LexicalIndex, RareSharedGramsOutrankCommonOnes) {
+  const auto texts = column({"深圳市南山区科技园路1号", "深圳市南山区碧涛苑3栋", "深圳市福田区碧涛苑3栋", "广州市天河区体育西路"});
+  const auto ix = index::LexicalIndex::build(texts);
+  const auto hits = ix.search("碧涛苑3栋", 4);
+  ASSERT_GE(hits.size(), 2u);
+  EXPECT_TRUE(hits[0].record == 1 || hits[0].record == 2);
+  EXPECT_TRUE(hits[1].record == 1 || hits[1].record == 2);
+  EXPECT_GT(hits[0].score, 0.3f);
+  // Filtered: only what the filter admits comes back.
+  const auto filtered = ix.search("碧涛苑3栋", 4, [](std::uint32_t r) { return r == 2; });
+  ASSERT_EQ(filtered.size(), 1u);
+  EXPECT_EQ(filtered[0].record, 2u);
+  EXPECT_TRUE(ix.search("", 4).empty());
+  EXPECT_TRUE(ix.search("完全无关", 4).empty());
+}
+
+TEST(LexicalIndex, WritesAndReadsBackAndRefusesAnotherRecordCount) {
+  TempDir dir;
+  const auto texts = column({"文三路478号", "文三路90号", "天目山路"});
+  const auto ix = index::LexicalIndex::build(texts);
+  ix.write(dir / "lexical.bin");
+  const auto back = index::LexicalIndex::read(dir / "lexical.bin", 3);
+  const auto a = ix.search("文三路478号", 3), b = back.search("文三路478号", 3);
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t k = 0; k < a.size(); ++k) EXPECT_EQ(a[k].record, b[k].record);
+  EXPECT_NE(error_of([&] { index::LexicalIndex::read(dir / "lexical.bin", 4); }).find("indexes 3 records"), std::string::npos);
+}
+
+TEST(VectorIndex, FindsEachVectorFirstAndSurvivesAWriteAndRead) {
+  constexpr std::size_t dim = 16, n = 300;
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal;
+  std::vector<float> rows(n * dim);
+  for (std::size_t i = 0; i < n; ++i) {
+    float norm = 0;
+    for (std::size_t d = 0; d < dim; ++d) norm += (rows[i * dim + d] = normal(rng)) * rows[i * dim + d];
+    for (std::size_t d = 0; d < dim; ++d) rows[i * dim + d] /= std::sqrt(norm);
+  }
+  index::VectorIndex ix(dim, {});
+  ix.add({rows.data(), 100 * dim});
+  ix.add({rows.data() + 100 * dim, 200 * dim});  // appending grows the graph
+  ASSERT_EQ(ix.size(), n);
+  TempDir dir;
+  ix.write(dir / "v.hnsw");
+  const auto back = index::VectorIndex::read(dir / "v.hnsw", dim, n);
+  for (std::size_t i = 0; i < n; i += 37) {
+    const auto hits = back.search({rows.data() + i * dim, dim}, 3, 50);
+    ASSERT_FALSE(hits.empty());
+    EXPECT_EQ(hits[0].record, i);
+    EXPECT_NEAR(hits[0].score, 1.0f, 1e-4f);
+  }
+  const auto odd = back.search({rows.data(), dim}, 5, 50, [](std::uint32_t r) { return r % 2 == 1; });
+  for (const auto& h : odd) EXPECT_EQ(h.record % 2, 1u);
+  EXPECT_NE(error_of([&] { index::VectorIndex::read(dir / "v.hnsw", dim, n + 1); }).find("holds 300 vectors"), std::string::npos);
+}
+
+class AddressIndexTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { model_ = index::AddressModel::load(source_dir() / "models/default", Precision::FP32).release(); }
+  static void TearDownTestSuite() { delete model_; }
+  static index::AddressModel* model_;
+
+  index::AddressIndex build(const std::vector<index::NewRecord>& records) {
+    index::AddressIndex ix(source_dir() / "models/default", *model_);
+    ix.add(*model_, records);
+    return ix;
+  }
+};
+index::AddressModel* AddressIndexTest::model_ = nullptr;
+
+const std::vector<index::NewRecord> kRecords = {
+    {"hz1", "杭州市西湖区文三路478号华星科技大厦"}, {"hz2", "杭州市西湖区文三路90号东部软件园"},
+    {"bj1", "北京市朝阳区建国路88号SOHO现代城"},   {"bj2", "北京市海淀区中关村大街27号"},
+    {"sz1", "深圳市南山区科技园科苑路15号"},       {"", "上海市浦东新区世纪大道100号"}};
+
+TEST_F(AddressIndexTest, SearchFindsTheSamePlaceWrittenDifferently) {
+  const auto ix = build(kRecords);
+  EXPECT_EQ(ix.id(5), "5");  // a record without an id is named by its number
+  EXPECT_EQ(ix.adcode(0).substr(0, 4), "3301");
+  const index::Searcher searcher(ix, *model_);
+  const std::vector<std::string> queries = {"文三路478号华星大厦", "北京朝阳建国路88号", "\u200B深圳 南山科苑路15号"};
+  const auto results = searcher.search(queries, {});
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(ix.id(results[0].at(0).record), "hz1");
+  EXPECT_EQ(ix.id(results[1].at(0).record), "bj1");
+  EXPECT_EQ(ix.id(results[2].at(0).record), "sz1");
+  ASSERT_TRUE(results[0][0].match.has_value());
+  EXPECT_FLOAT_EQ(results[0][0].score, results[0][0].match->score);
+  // Without rerank the order is the fused one and no label is given.
+  index::SearchOptions plain;
+  plain.rerank = 0;
+  plain.k = 2;
+  const auto fused = searcher.search(queries, plain);
+  ASSERT_EQ(fused[0].size(), 2u);
+  EXPECT_FALSE(fused[0][0].match.has_value());
+  // A region keeps results inside it.
+  index::SearchOptions beijing;
+  beijing.region = searcher.region_code("北京市");
+  EXPECT_EQ(beijing.region, "11");
+  const auto in_beijing = searcher.search(queries, beijing);
+  EXPECT_FALSE(in_beijing[0].empty());
+  for (const auto& hit : in_beijing[0]) EXPECT_EQ(ix.adcode(hit.record).substr(0, 2), "11");
+  EXPECT_THROW(searcher.region_code("不存在的地方"), Error);
+}
+
+TEST_F(AddressIndexTest, SavesReopensAndAppends) {
+  TempDir dir;
+  auto ix = build(kRecords);
+  ix.save(dir / "ix");
+  auto back = index::AddressIndex::open(dir / "ix");
+  ASSERT_EQ(back.size(), kRecords.size());
+  EXPECT_EQ(back.text(1), kRecords[1].text);
+  back.check_model(source_dir() / "models/default");
+  back.add(*model_, {{"gz1", "广州市天河区体育西路103号"}});
+  EXPECT_EQ(back.size(), kRecords.size() + 1);
+  EXPECT_NE(error_of([&] { back.add(*model_, {{"hz1", "杭州"}}); }).find("\"hz1\" is already in the index"), std::string::npos);
+  EXPECT_NE(error_of([&] { back.add(*model_, {{"n1", "杭州"}, {"n1", "北京"}}); }).find("repeats record 1"), std::string::npos);
+  EXPECT_NE(error_of([&] { back.add(*model_, {{"blank", "\u200B \u3000"}}); }).find("blank after normalization"),
+            std::string::npos);
+  EXPECT_EQ(back.size(), kRecords.size() + 1);  // nothing of a refused batch was added
+  back.save(dir / "ix");
+  const auto again = index::AddressIndex::open(dir / "ix");
+  EXPECT_EQ(again.size(), kRecords.size() + 1);
+  const index::Searcher searcher(again, *model_);
+  const auto hits = searcher.search(std::vector<std::string>{"广州天河体育西路103号"}, {})[0];
+  EXPECT_EQ(again.id(hits.at(0).record), "gz1");
+}
+
+TEST_F(AddressIndexTest, RefusesDamagedIndexesNamingTheFile) {
+  TempDir dir;
+  build(kRecords).save(dir / "ix");
+  const auto folder = dir / "ix";
+  for (const char* name : {"records.bin", "lexical.bin", "vectors.hnsw"}) {
+    const std::string saved = read_file(folder / name);
+    write_file(folder / name, saved.substr(0, saved.size() / 2));
+    const std::string truncated = error_of([&] { index::AddressIndex::open(folder); });
+    EXPECT_NE(truncated.find((folder / name).string()), std::string::npos) << truncated;
+    EXPECT_NE(truncated.find("truncated or replaced"), std::string::npos) << truncated;
+    std::string flipped = saved;
+    flipped[flipped.size() / 2] ^= 0x5a;
+    write_file(folder / name, flipped);
+    EXPECT_NE(error_of([&] { index::AddressIndex::open(folder); }).find("checksum mismatch"), std::string::npos);
+    write_file(folder / name, saved);
+  }
+  EXPECT_NO_THROW(index::AddressIndex::open(folder));
+  write_file(folder / "manifest.json", "{\"format\": \"geoalign-index\", \"version\": 1");
+  EXPECT_NE(error_of([&] { index::AddressIndex::open(folder); }).find("manifest.json"), std::string::npos);
+  std::filesystem::remove(folder / "manifest.json");
+  EXPECT_NE(error_of([&] { index::AddressIndex::open(folder); }).find("not an index"), std::string::npos);
+  EXPECT_NE(error_of([&] { index::AddressIndex::open(dir / "nothing"); }).find("no such index folder"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace geoalign
