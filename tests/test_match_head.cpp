@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -18,6 +19,7 @@
 #include "match/string_measures.h"
 #include "match/term_weights.h"
 #include "match/weighted_measures.h"
+#include "support/load_error.h"
 #include "support/temp_dir.h"
 #include "text/utf8.h"
 
@@ -367,6 +369,127 @@ TEST(MatchHead, FeaturesTrainedForAnotherBuildAreAClearError) {
     EXPECT_NE(std::string(e.what()).find("trained on other pair features"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("feature 0 is \"renamed\" there"), std::string::npos) << e.what();
   }
+}
+
+// A head over the shipped parser and term weights with `features`: one tree that favours
+// exact_match when the two texts share all their characters.
+nlohmann::json head_file(const std::vector<std::string>& features) {
+  const auto shipped = source_dir() / "models/default";
+  const auto jaccard = static_cast<int>(index_of("all_char_jaccard"));
+  return {{"format", "geoalign-match-head-1"},
+          {"parser", (shipped / "parser").string()},
+          {"term_weights", (shipped / TermWeights::kFileName).string()},
+          {"features", features},
+          {"classes", {"not_match", "partial_match", "exact_match"}},
+          {"bias", {0.0, 0.0, 0.0}},
+          {"trees", {{{"class", 2}, {"nodes", {{jaccard, 0.99, 1, 2, 0}, {-1, 0, 0, 0, -1.0}, {-1, 0, 0, 0, 2.0}}}}}}};
+}
+
+std::vector<std::string> with_encoder(std::vector<std::string> names, std::size_t labels) {
+  for (std::size_t k = 0; k < labels; ++k) names.push_back("encoder_p" + std::to_string(k));
+  return names;
+}
+
+// The message `f` throws, or "no error".
+std::string thrown_by(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// Rows of pair features, the way search rerank computes them: each address parsed once.
+std::vector<std::vector<float>> rows_for(const PairComparer& comparer, const std::vector<AddressPair>& pairs) {
+  std::vector<std::vector<float>> rows;
+  for (const auto& [a, b] : pairs) rows.push_back(comparer.features(comparer.parse(a), comparer.parse(b)));
+  return rows;
+}
+
+std::vector<float> probabilities_of(const MatchHead& head, const std::vector<std::vector<float>>& rows,
+                                    std::span<const float> encoder = {}) {
+  const std::vector<std::span<const float>> spans(rows.begin(), rows.end());
+  std::vector<float> out(rows.size() * 3);
+  head.probabilities(spans, encoder, out);
+  return out;
+}
+
+const std::vector<AddressPair> kSameAndOther = {{"杭州市西湖区文三路90号", "杭州市西湖区文三路90号"},
+                                                {"杭州市西湖区文三路90号", "深圳市南山区高新南一道"}};
+
+TEST(MatchHead, LoadsAHeadWithoutTheEncoder) {
+  TempDir dir;
+  write_file(dir / MatchHead::kRerankFileName, head_file(pair_feature_names()).dump());
+  const auto head = MatchHead::load(dir.path(), 3, MatchHead::kRerankFileName);
+  EXPECT_FALSE(head->uses_encoder());
+  const auto rows = rows_for(head->comparer(), kSameAndOther);
+  const auto p = probabilities_of(*head, rows);
+  EXPECT_NEAR(p[2], std::exp(2.0) / (2 + std::exp(2.0)), 1e-6);    // all characters shared
+  EXPECT_NEAR(p[5], std::exp(-1.0) / (2 + std::exp(-1.0)), 1e-6);  // few shared
+  const std::vector<float> encoder(6, 1.0f / 3);
+  EXPECT_NE(thrown_by([&] { probabilities_of(*head, rows, encoder); }).find("trained without them"), std::string::npos);
+
+  write_file(dir / MatchHead::kFileName, head_file(with_encoder(pair_feature_names(), 3)).dump());
+  const auto match_head = MatchHead::load(dir.path(), 3);
+  EXPECT_TRUE(match_head->uses_encoder());
+  EXPECT_EQ(probabilities_of(*match_head, rows, encoder), p);  // the tree does not read the encoder
+  EXPECT_NE(thrown_by([&] { probabilities_of(*match_head, rows); }).find("expected the encoder's 2 x 3 probabilities"),
+            std::string::npos);
+}
+
+// All of the encoder's probabilities in order after the pair features, or none of them.
+TEST(MatchHead, PartialEncoderFeaturesAreRejected) {
+  TempDir dir;
+  const auto names = pair_feature_names();
+  auto reversed = with_encoder(names, 3);
+  std::swap(reversed[names.size()], reversed[names.size() + 2]);
+  auto first = with_encoder({}, 3);
+  first.insert(first.end(), names.begin(), names.end());
+  for (const auto& features : {with_encoder(names, 1), with_encoder(names, 2), with_encoder(names, 4), reversed, first}) {
+    write_file(dir / MatchHead::kRerankFileName, head_file(features).dump());
+    const auto error = thrown_by([&] { MatchHead::load(dir.path(), 3, MatchHead::kRerankFileName); });
+    EXPECT_NE(error.find("trained on other pair features than this build computes"), std::string::npos) << error;
+  }
+}
+
+// The scorer feeds its match head the encoder's probabilities, so a folder's
+// match_head.json must take them; a head without them loads only as a rerank head.
+TEST(MatchHead, AFoldersMatchHeadReadsTheEncoder) {
+  TempDir dir;
+  const auto model = copy_fixture_model(dir);
+  write_file(model / MatchHead::kFileName, head_file(pair_feature_names()).dump());
+  EXPECT_NE(load_error(model).find("name it rerank_head.json"), std::string::npos) << load_error(model);
+  write_file(model / MatchHead::kFileName, head_file(with_encoder(pair_feature_names(), 3)).dump());
+  EXPECT_EQ(load_error(model), "");
+}
+
+TEST(PairComparer, ParsingOnceComparesAsThePair) {
+  const auto comparer = PairComparer::load(source_dir() / "models/default/parser",
+                                           source_dir() / "models/default" / TermWeights::kFileName);
+  std::string huge;
+  for (int i = 0; i < 200; ++i) huge += "杭州市文三路";
+  const std::vector<AddressPair> pairs = {{"杭州市西湖区文三路90号8号楼", "杭州西湖区文三路九十号八号楼"},
+                                          {"江苏省南京市建邺区应天大街837号弘瑞广场5幢", "建邺区弘瑞广场5栋"},
+                                          {"秣陵街道欣旺路1号世纪华联超市", "凤仪街6-101号世纪华联超市(欣旺花苑店)"},
+                                          {huge, huge + "90号"},
+                                          {"", "北京市"}};
+  const auto rows = rows_for(comparer, pairs);
+  for (std::size_t i = 0; i < pairs.size(); ++i) EXPECT_EQ(rows[i], comparer.features(pairs[i].a, pairs[i].b)) << i;
+}
+
+TEST(MatchHead, ShippedRerankHeadGivesProbabilities) {
+  const auto dir = source_dir() / "models/default";
+  if (!std::filesystem::exists(dir / MatchHead::kRerankFileName)) GTEST_SKIP() << "no shipped rerank head";
+  const auto head = MatchHead::load(dir, 3, MatchHead::kRerankFileName);
+  EXPECT_FALSE(head->uses_encoder());
+  const auto p = probabilities_of(*head, rows_for(head->comparer(), kSameAndOther));
+  for (std::size_t i = 0; i < kSameAndOther.size(); ++i) {
+    EXPECT_NEAR(p[3 * i] + p[3 * i + 1] + p[3 * i + 2], 1.0f, 1e-5) << i;
+    for (std::size_t k = 0; k < 3; ++k) EXPECT_TRUE(p[3 * i + k] >= 0 && p[3 * i + k] <= 1) << i;
+  }
+  EXPECT_GT(p[2], 0.5f);  // the same address twice: exact
+  EXPECT_GT(p[3], 0.5f);  // another city: not a match
 }
 
 // The shipped model on clear-cut pairs, written for this test (not from any data set).

@@ -10,10 +10,12 @@ namespace geoalign::match {
 
 namespace {
 constexpr const char* kFormat = "geoalign-match-head-1";
-}
+constexpr std::string_view kEncoderFeature = "encoder_p";
+}  // namespace
 
-std::unique_ptr<MatchHead> MatchHead::load(const std::filesystem::path& model_dir, std::size_t num_labels) {
-  const auto file = model_dir / kFileName;
+std::unique_ptr<MatchHead> MatchHead::load(const std::filesystem::path& model_dir, std::size_t num_labels,
+                                           const char* file_name) {
+  const auto file = model_dir / file_name;
   const std::string where = file.string();
   std::vector<GradientBoostedTrees::FileTree> tree_parts;
   const nlohmann::json j = GradientBoostedTrees::read_file(file, tree_parts);
@@ -27,9 +29,14 @@ std::unique_ptr<MatchHead> MatchHead::load(const std::filesystem::path& model_di
   } catch (const nlohmann::json::exception& e) {
     throw Error(where + ": " + e.what());
   }
-  // The trees index features by position, so the order must be this build's exactly.
+  // The trees index features by position, so the order must be this build's exactly:
+  // the pair features, then all of the encoder's probabilities or none of them.
+  const bool uses_encoder = std::any_of(names.begin(), names.end(),
+                                        [](const std::string& name) { return name.starts_with(kEncoderFeature); });
   std::vector<std::string> expected = pair_feature_names();
-  for (std::size_t k = 0; k < num_labels; ++k) expected.push_back("encoder_p" + std::to_string(k));
+  for (std::size_t k = 0; uses_encoder && k < num_labels; ++k) {
+    expected.push_back(std::string(kEncoderFeature) + std::to_string(k));
+  }
   if (names != expected) {
     const auto [mine, theirs] = std::mismatch(expected.begin(), expected.end(), names.begin(), names.end());
     const std::size_t at = static_cast<std::size_t>(mine - expected.begin());
@@ -45,7 +52,7 @@ std::unique_ptr<MatchHead> MatchHead::load(const std::filesystem::path& model_di
                 std::to_string(num_labels) + " labels");
   }
   auto comparer = PairComparer::load(model_dir / parser_dir, model_dir / weights_file);
-  return std::unique_ptr<MatchHead>(new MatchHead(std::move(comparer), std::move(trees)));
+  return std::unique_ptr<MatchHead>(new MatchHead(std::move(comparer), std::move(trees), uses_encoder));
 }
 
 void MatchHead::probabilities(std::span<const std::span<const float>> pair_features,
@@ -53,18 +60,27 @@ void MatchHead::probabilities(std::span<const std::span<const float>> pair_featu
   const std::size_t n = pair_features.size();
   const std::size_t labels = trees_.num_classes();
   const std::size_t width = pair_feature_names().size();
-  if (encoder_probabilities.size() != n * labels || out.size() != n * labels) {
-    throw Error("match head: expected " + std::to_string(n) + " x " + std::to_string(labels) + " probabilities");
+  const std::size_t encoder_width = uses_encoder_ ? labels : 0;
+  if (encoder_probabilities.size() != n * encoder_width) {
+    throw Error(uses_encoder_ ? "match head: expected the encoder's " + std::to_string(n) + " x " +
+                                    std::to_string(labels) + " probabilities, got " +
+                                    std::to_string(encoder_probabilities.size())
+                              : std::string("match head: given the encoder's probabilities, but trained without them"));
+  }
+  if (out.size() != n * labels) {
+    throw Error("match head: room for " + std::to_string(out.size()) + " probabilities, not " + std::to_string(n) +
+                " x " + std::to_string(labels));
   }
   std::vector<float> rows;
-  rows.reserve(n * (width + labels));
+  rows.reserve(n * (width + encoder_width));
   for (std::size_t k = 0; k < n; ++k) {
     if (pair_features[k].size() != width) {
-      throw Error("match head: pair features missing (encode pairs with PairScorer)");
+      throw Error("match head: pair " + std::to_string(k) + " has " + std::to_string(pair_features[k].size()) +
+                  " features, not " + std::to_string(width) + " (compute them with the head's comparer)");
     }
     rows.insert(rows.end(), pair_features[k].begin(), pair_features[k].end());
-    rows.insert(rows.end(), encoder_probabilities.begin() + static_cast<std::ptrdiff_t>(k * labels),
-                encoder_probabilities.begin() + static_cast<std::ptrdiff_t>((k + 1) * labels));
+    const auto encoder_row = encoder_probabilities.subspan(k * encoder_width, encoder_width);
+    rows.insert(rows.end(), encoder_row.begin(), encoder_row.end());
   }
   trees_.predict(rows, n, out);
 }

@@ -11,30 +11,38 @@
 
 namespace geoalign::match {
 
-// The feature-augmented match head: its comparer parses both addresses and compares them
-// element by element (match/pair_features.h), and it feeds those comparisons with the encoder's class
-// probabilities to boosted trees that give the final probabilities. Lives in a model
-// folder as match_head.json, which names the parser folder and the term weights file it
-// was trained with.
+// A feature-augmented head: its comparer parses both addresses and compares them element
+// by element (match/pair_features.h), and boosted trees turn those comparisons into the
+// final probabilities. The match head (match_head.json) also feeds the trees the encoder's
+// class probabilities; the rerank head (rerank_head.json) does without them, so it can
+// score the tens of millions of pairs of a search rerank or a deduplication, far more
+// than the cross-encoder can. The file names the parser folder and the term weights file
+// the head was trained with.
 class MatchHead {
  public:
   static constexpr const char* kFileName = "match_head.json";
+  static constexpr const char* kRerankFileName = "rerank_head.json";
 
   // Throws Error naming the file for anything malformed or inconsistent with this build.
-  static std::unique_ptr<MatchHead> load(const std::filesystem::path& model_dir, std::size_t num_labels);
+  static std::unique_ptr<MatchHead> load(const std::filesystem::path& model_dir, std::size_t num_labels,
+                                         const char* file_name = kFileName);
 
   // The parser and term weights named in the file, which turn a pair into the features
   // the trees were trained on.
   const PairComparer& comparer() const { return comparer_; }
-  // For n pairs: their pair features, the encoder's probabilities [n, labels] and the
-  // head's [n, labels].
+  // Whether the trees read the encoder's probabilities after the pair features.
+  bool uses_encoder() const { return uses_encoder_; }
+  // For n pairs: their pair features, the encoder's probabilities [n, labels] (empty when
+  // !uses_encoder()) and the head's [n, labels].
   void probabilities(std::span<const std::span<const float>> pair_features, std::span<const float> encoder_probabilities,
                      std::span<float> out) const;
 
  private:
-  MatchHead(PairComparer comparer, GradientBoostedTrees trees) : comparer_(std::move(comparer)), trees_(std::move(trees)) {}
+  MatchHead(PairComparer comparer, GradientBoostedTrees trees, bool uses_encoder)
+      : comparer_(std::move(comparer)), trees_(std::move(trees)), uses_encoder_(uses_encoder) {}
   PairComparer comparer_;
   GradientBoostedTrees trees_;
+  bool uses_encoder_;
 };
 
 }  // namespace geoalign::match

@@ -72,6 +72,13 @@ ModelFolder ModelFolder::load(const std::filesystem::path& dir, ops::MatmulPreci
   std::shared_ptr<const match::MatchHead> head;
   if (std::filesystem::exists(dir / match::MatchHead::kFileName)) {
     head = match::MatchHead::load(dir, config.bert.labels.size());
+    // The scorer runs the encoder for every pair and feeds the head its probabilities;
+    // a head trained without them is a rerank head, which runs without the encoder.
+    if (!head->uses_encoder()) {
+      throw Error((dir / match::MatchHead::kFileName).string() +
+                  ": trained without the encoder's probabilities (encoder_p*), which a match head reads; a head "
+                  "without them is a rerank head: name it " + match::MatchHead::kRerankFileName);
+    }
   }
   EmbeddingHead embedding = EmbeddingHead::load(dir, config.bert.hidden_size);
   return ModelFolder{std::move(config), std::move(tokenizer), std::move(normalizer), std::move(model), roles,
