@@ -65,8 +65,6 @@ class PairScorer {
   std::size_t max_length() const { return folder_.config.settings.max_length; }
 
  private:
-  MatchResult to_result(const float* probabilities) const;
-
   model::ModelFolder folder_;
   std::shared_ptr<const match::PairComparer> comparer_;
 };
