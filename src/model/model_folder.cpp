@@ -91,7 +91,8 @@ ModelFolder ModelFolder::load(const std::filesystem::path& dir, ops::MatmulPreci
     if (!head->uses_encoder()) {
       throw Error((dir / match::MatchHead::kFileName).string() +
                   ": trained without the encoder's probabilities (encoder_p*), which a match head reads; a head "
-                  "without them is a rerank head: name it " + match::MatchHead::kRerankFileName);
+                  "without them is a rerank head: name it " +
+                  match::MatchHead::kRerankFileName);
     }
   }
   EmbeddingHead embedding = EmbeddingHead::load(dir, config.bert.hidden_size);
