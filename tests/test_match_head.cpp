@@ -19,6 +19,7 @@
 #include "match/string_measures.h"
 #include "match/term_weights.h"
 #include "match/weighted_measures.h"
+#include "support/cli_run.h"
 #include "support/load_error.h"
 #include "support/temp_dir.h"
 #include "text/utf8.h"
@@ -490,6 +491,39 @@ TEST(MatchHead, ShippedRerankHeadGivesProbabilities) {
   }
   EXPECT_GT(p[2], 0.5f);  // the same address twice: exact
   EXPECT_GT(p[3], 0.5f);  // another city: not a match
+}
+
+// score and eval with --head rerank: the folder's normalization, then the rerank head,
+// without the encoder (its weights are gone from this folder).
+TEST(RerankHead, ScoreAndEvalRunItWithoutTheEncoder) {
+  TempDir dir;
+  const auto model = copy_fixture_model(dir);
+  std::filesystem::remove(model / "model.safetensors");
+  auto config = nlohmann::json::parse(read_file(model / "config.json"));
+  config["geoalign"] = {{"normalize", {{"fullwidth_to_halfwidth", true}, {"clean_whitespace", true}}}};
+  write_file(model / "config.json", config.dump());
+  write_file(model / MatchHead::kRerankFileName, head_file(pair_feature_names()).dump());
+  // Full-width digits and a zero-width space: the same address once normalized.
+  const std::string pairs = "杭州市西湖区文三路90号\t杭州市西湖区\u200b文三路９０号\n杭州市西湖区文三路90号\t深圳市南山区\n";
+  const auto scored = run_cli("score --head rerank --model " + model.string(), pairs);
+  ASSERT_EQ(scored.exit_code, 0) << scored.err;
+  const auto rows = lines(scored.out);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_NE(rows[1].find("\texact_match\t"), std::string::npos) << rows[1];
+  EXPECT_NE(rows[1].find(std::to_string(std::exp(2.0) / (2 + std::exp(2.0)))), std::string::npos) << rows[1];
+  EXPECT_NE(rows[2].find(std::to_string(std::exp(-1.0) / (2 + std::exp(-1.0)))), std::string::npos) << rows[2];
+
+  write_file(dir / "labelled.tsv", "杭州市西湖区文三路90号\t杭州市西湖区文三路90号\t2\n杭州\t广州\t0\n");
+  const auto evaluated = run_cli("eval --head rerank --json --model " + model.string() + " --data " +
+                                 (dir / "labelled.tsv").string());
+  ASSERT_EQ(evaluated.exit_code, 0) << evaluated.err;
+  const auto report = nlohmann::json::parse(evaluated.out);
+  EXPECT_EQ(report["head"], "rerank");
+  EXPECT_EQ(report["model"]["confusion"][2][2], 1);
+
+  const auto without = run_cli("score --head rerank --model " + fixture_model().string(), pairs);
+  EXPECT_EQ(without.exit_code, 1);
+  EXPECT_NE(without.err.find("rerank_head.json does not exist"), std::string::npos) << without.err;
 }
 
 // The shipped model on clear-cut pairs, written for this test (not from any data set).

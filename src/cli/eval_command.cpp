@@ -7,9 +7,9 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/pair_reader.h"
+#include "cli/pair_scoring.h"
 #include "eval/classification_report.h"
 #include "eval/lcs_baseline.h"
-#include "geoalign/matcher.h"
 
 namespace geoalign::cli {
 
@@ -67,7 +67,8 @@ int run_eval(int argc, char** argv, int first) {
              {"batch-size", true, "pairs per batch", "64"},
              {"threads", true, "CPU threads, 0 = one per core", "0"},
              {"precision", true, "fp32, int8, bf16 or auto (the fastest that keeps fp32 accuracy on this CPU)", "auto"},
-             {"json", false, "print JSON instead of tables", ""}},
+             {"json", false, "print JSON instead of tables", ""},
+             kHeadOption},
             "");
   args.parse(argc, argv, first);
   if (args.flag("help")) {
@@ -117,11 +118,9 @@ int run_eval(int argc, char** argv, int first) {
                  args.value("data").c_str());
   }
 
-  MatcherOptions options;
-  options.threads = static_cast<int>(args.integer("threads", 0, 1024));
-  options.precision = parse_precision(args.value("precision"));
-  const Matcher matcher = Matcher::load(args.value("model"), options);
-  const auto results = matcher.score(pairs, static_cast<std::size_t>(args.integer("batch-size", 1, 65536)));
+  const ScorePairs score_pairs =
+      load_pair_scoring(args, static_cast<std::size_t>(args.integer("batch-size", 1, 65536)));
+  const auto results = score_pairs(pairs);
 
   const auto& names = binary ? kTwoClasses : kThreeClasses;
   eval::ClassificationReport model_report(names), lcs_report(names);
@@ -141,11 +140,13 @@ int run_eval(int argc, char** argv, int first) {
 
   if (args.flag("json")) {
     nlohmann::json out = {{"data", args.value("data")}, {"pairs", pairs.size()}, {"skipped", skipped},
-                          {"model", report_json(model_report)}, {"lcs_baseline", report_json(lcs_report)}};
+                          {"head", args.value("head")}, {"model", report_json(model_report)},
+                          {"lcs_baseline", report_json(lcs_report)}};
     std::cout << out.dump(2) << "\n";
   } else {
     std::printf("%zu labelled pairs from %s (%zu skipped)\n\n", pairs.size(), args.value("data").c_str(), skipped);
-    print_report(("model " + args.value("model")).c_str(), model_report);
+    const bool rerank = args.value("head") == "rerank";
+    print_report(((rerank ? "rerank head of " : "model ") + args.value("model")).c_str(), model_report);
     std::printf("\n");
     print_report(("LCS baseline (thresholds " + args.value("lcs-thresholds") + ")").c_str(), lcs_report);
   }

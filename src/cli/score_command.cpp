@@ -6,8 +6,8 @@
 #include "cli/commands.h"
 #include "cli/input_file.h"
 #include "cli/pair_reader.h"
+#include "cli/pair_scoring.h"
 #include "cli/progress.h"
-#include "geoalign/matcher.h"
 
 namespace geoalign::cli {
 
@@ -45,7 +45,8 @@ int run_score(int argc, char** argv, int first) {
              {"precision", true, "fp32, bf16, int8 or auto", "auto"},
              {"batch-size", true, "pairs per batch", "64"},
              {"threads", true, "CPU threads, 0 = one per core", "0"},
-             {"on-error", true, "bad rows: fail (stop) or skip (report and go on)", "fail"}},
+             {"on-error", true, "bad rows: fail (stop) or skip (report and go on)", "fail"},
+             kHeadOption},
             "[FILE|-]");
   args.parse(argc, argv, first);
   if (args.flag("help")) {
@@ -60,10 +61,7 @@ int run_score(int argc, char** argv, int first) {
   if (args.positional().size() > 1) throw UsageError("score reads one input; got " + std::to_string(args.positional().size()));
   const std::string input = args.positional().empty() ? "-" : args.positional()[0];
 
-  MatcherOptions options;
-  options.precision = parse_precision(args.value("precision"));
-  options.threads = static_cast<int>(args.integer("threads", 0, 1024));
-  const Matcher matcher = Matcher::load(args.value("model"), options);
+  const ScorePairs score_pairs = load_pair_scoring(args, batch_size);
 
   InputFile file(input);
   PairReader reader(file.stream(), file.name());
@@ -77,7 +75,7 @@ int run_score(int argc, char** argv, int first) {
   auto flush = [&] {
     pairs.clear();
     for (const auto& row : chunk) pairs.push_back({row.a, row.b});
-    write_results(chunk, matcher.score(pairs, batch_size));
+    write_results(chunk, score_pairs(pairs));
     scored += chunk.size();
     // The reader stops at the end of each chunk, so its bytes measure what is scored.
     progress.set_bytes(reader.bytes_read(), file.size());

@@ -69,7 +69,7 @@ std::vector<MatchResult> AddressModel::score(std::span<const std::pair<const Add
     const std::vector<std::span<const float>> rows(features.begin(), features.end());
     std::vector<float> probabilities(pairs.size() * labels);
     rerank_->probabilities(rows, {}, probabilities);
-    for (std::size_t k = 0; k < pairs.size(); ++k) results.push_back(scorer_.to_result(probabilities.data() + k * labels));
+    for (std::size_t k = 0; k < pairs.size(); ++k) results.push_back(scorer_.folder().roles.result(scorer_.labels(), probabilities.data() + k * labels));
     return results;
   }
   scorer_.require_classifier();

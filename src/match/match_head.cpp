@@ -62,10 +62,9 @@ void MatchHead::probabilities(std::span<const std::span<const float>> pair_featu
   const std::size_t width = pair_feature_names().size();
   const std::size_t encoder_width = uses_encoder_ ? labels : 0;
   if (encoder_probabilities.size() != n * encoder_width) {
-    throw Error(uses_encoder_ ? "match head: expected the encoder's " + std::to_string(n) + " x " +
-                                    std::to_string(labels) + " probabilities, got " +
-                                    std::to_string(encoder_probabilities.size())
-                              : std::string("match head: given the encoder's probabilities, but trained without them"));
+    if (!uses_encoder_) throw Error("match head: given the encoder's probabilities, but trained without them");
+    throw Error("match head: expected the encoder's " + std::to_string(n) + " x " + std::to_string(labels) +
+                " probabilities, got " + std::to_string(encoder_probabilities.size()));
   }
   if (out.size() != n * labels) {
     throw Error("match head: room for " + std::to_string(out.size()) + " probabilities, not " + std::to_string(n) +

@@ -36,6 +36,20 @@ LabelRoles LabelRoles::from_labels(const std::vector<std::string>& labels) {
   return LabelRoles{};
 }
 
+MatchResult LabelRoles::result(const std::vector<std::string>& labels, const float* probabilities) const {
+  const std::size_t n = labels.size();
+  MatchResult r;
+  r.probabilities.assign(probabilities, probabilities + n);
+  r.label_id = static_cast<std::size_t>(std::max_element(probabilities, probabilities + n) - probabilities);
+  r.label = labels[r.label_id];
+  auto p = [&](const std::optional<std::size_t>& role) { return role ? probabilities[*role] : 0.0f; };
+  r.p_not_match = p(not_match);
+  r.p_partial_match = p(partial_match);
+  r.p_exact_match = p(exact_match);
+  r.score = std::clamp(r.p_exact_match + 0.5f * r.p_partial_match, 0.0f, 1.0f);
+  return r;
+}
+
 ModelFolder ModelFolder::load(const std::filesystem::path& dir, ops::MatmulPrecision precision) {
   if (!std::filesystem::is_directory(dir)) throw Error("model folder " + dir.string() + " does not exist");
   ModelConfig config = load_model_config(dir);
@@ -77,7 +91,8 @@ ModelFolder ModelFolder::load(const std::filesystem::path& dir, ops::MatmulPreci
     if (!head->uses_encoder()) {
       throw Error((dir / match::MatchHead::kFileName).string() +
                   ": trained without the encoder's probabilities (encoder_p*), which a match head reads; a head "
-                  "without them is a rerank head: name it " + match::MatchHead::kRerankFileName);
+                  "without them is a rerank head: name it " +
+                  match::MatchHead::kRerankFileName);
     }
   }
   EmbeddingHead embedding = EmbeddingHead::load(dir, config.bert.hidden_size);

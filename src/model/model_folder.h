@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 
+#include "geoalign/matcher.h"
 #include "match/match_head.h"
 #include "model/bert_encoder.h"
 #include "model/config.h"
@@ -22,6 +23,9 @@ struct LabelRoles {
   // Unrecognized 3-label models are read in the CCKS order (not, partial, exact) and
   // 2-label models as (not, exact).
   static LabelRoles from_labels(const std::vector<std::string>& labels);
+
+  // A pair's result from its probabilities over `labels`, in id order.
+  MatchResult result(const std::vector<std::string>& labels, const float* probabilities) const;
 };
 
 // Everything a Hugging Face BERT classifier folder holds, loaded and cross-checked.

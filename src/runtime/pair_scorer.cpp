@@ -1,37 +1,9 @@
 #include "runtime/pair_scorer.h"
 
-#include <algorithm>
-#include <optional>
-
-#include "backend/cpu/parallel.h"
+#include "runtime/run_in_parallel.h"
 #include "runtime/token_batch.h"
 
 namespace geoalign::runtime {
-
-namespace {
-
-// Runs items 0..n-1 in parallel. Exceptions cannot leave an OpenMP region, so each
-// failure is kept and the one with the lowest index is rethrown, named.
-template <typename Encode>
-auto run_in_parallel(std::size_t n, const char* what, Encode&& encode) {
-  std::vector<decltype(encode(std::size_t{0}))> out(n);
-  std::vector<std::optional<std::string>> errors(n);
-  // Addresses differ in length and parsing cost: hand them out a few at a time.
-  cpu::parallel_for_dynamic(static_cast<std::int64_t>(n), 8, [&](std::int64_t i) {
-    const auto k = static_cast<std::size_t>(i);
-    try {
-      out[k] = encode(k);
-    } catch (const std::exception& e) {
-      errors[k] = e.what();
-    }
-  });
-  for (std::size_t k = 0; k < n; ++k) {
-    if (errors[k]) throw Error(std::string(what) + " " + std::to_string(k) + ": " + *errors[k]);
-  }
-  return out;
-}
-
-}  // namespace
 
 PairScorer::PairScorer(model::ModelFolder folder, std::shared_ptr<const match::PairComparer> comparer)
     : folder_(std::move(folder)), comparer_(std::move(comparer)) {
@@ -107,21 +79,6 @@ void PairScorer::require_classifier() const {
   }
 }
 
-MatchResult PairScorer::to_result(const float* probs) const {
-  const auto& roles = folder_.roles;
-  const std::size_t n = labels().size();
-  MatchResult r;
-  r.probabilities.assign(probs, probs + n);
-  r.label_id = static_cast<std::size_t>(std::max_element(probs, probs + n) - probs);
-  r.label = labels()[r.label_id];
-  auto p = [&](const std::optional<std::size_t>& role) { return role ? probs[*role] : 0.0f; };
-  r.p_not_match = p(roles.not_match);
-  r.p_partial_match = p(roles.partial_match);
-  r.p_exact_match = p(roles.exact_match);
-  r.score = std::clamp(r.p_exact_match + 0.5f * r.p_partial_match, 0.0f, 1.0f);
-  return r;
-}
-
 void PairScorer::encoder_probabilities(std::span<const text::EncodedInput* const> inputs,
                                        model::BertModel::Workspace& ws, Tensor& probabilities,
                                        model::StageTimer* timer) const {
@@ -150,7 +107,7 @@ void PairScorer::classify(std::span<const text::EncodedInput* const> inputs, mod
     final = head_probabilities.data();
   }
   results.clear();
-  for (std::size_t k = 0; k < inputs.size(); ++k) results.push_back(to_result(final + k * n));
+  for (std::size_t k = 0; k < inputs.size(); ++k) results.push_back(folder_.roles.result(labels(), final + k * n));
 }
 
 void PairScorer::embed(std::span<const text::EncodedInput* const> inputs, model::BertModel::Workspace& ws,

@@ -60,9 +60,6 @@ class PairScorer {
   void embed(std::span<const text::EncodedInput* const> inputs, model::BertModel::Workspace& ws,
              std::vector<std::vector<float>>& vectors, const model::EmbeddingHead* head = nullptr) const;
 
-  // A result from probabilities in the model's label order (the encoder's or a head's).
-  MatchResult to_result(const float* probabilities) const;
-
   const model::ModelFolder& folder() const { return folder_; }
   const std::vector<std::string>& labels() const { return folder_.config.bert.labels; }
   std::size_t max_length() const { return folder_.config.settings.max_length; }

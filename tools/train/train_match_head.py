@@ -1,7 +1,9 @@
 #!/usr/bin/python3
-"""Trains the feature-augmented match head of a model folder (match_head.json).
+"""Trains the feature-augmented match head of a model folder (match_head.json), or with
+--without-encoder its rerank head (rerank_head.json).
 
     /usr/bin/python3 tools/train/train_match_head.py [--model models/default] [--geoalign build/release/geoalign]
+                                                     [--without-encoder] [--cv]
 
 The head sees, for each pair, what `geoalign features --model` computes in C++ (string measures,
 element-by-element comparisons of the two parses, which elements of each address the other
@@ -24,6 +26,11 @@ Steps (fixed seeds):
   4. export to MODEL/match_head.json, then a check that geoalign's own scores equal
      scikit-learn's probabilities on the test split, and dev/test/Shenzhen figures
      written to MODEL/TRAINING.txt (replacing an earlier head's).
+--without-encoder trains the rerank head the same way on the pair features alone, for
+search rerank and deduplication, which score far more pairs than the encoder can: it
+keeps MODEL/term_weights.tsv as it is (the match head reads it too; train that first),
+skips step 0, writes MODEL/rerank_head.json, checks it through `geoalign score --head
+rerank`, and keeps its own section of TRAINING.txt.
 Needs python3-sklearn (tools/train/setup.sh) and ../shared/data.
 """
 import argparse
@@ -44,7 +51,9 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import data  # noqa: E402
 
-HEAD_FILE = "match_head.json"
+# Per kind of head: its file and the title of its section in TRAINING.txt.
+MATCH_HEAD = ("match_head.json", "match head")
+RERANK_HEAD = ("rerank_head.json", "rerank head")
 WEIGHTS_FILE = "term_weights.tsv"
 ENCODER_FILES = ["config.json", "vocab.txt", "model.safetensors", "tokenizer_config.json"]
 
@@ -66,21 +75,28 @@ def write_term_weights(geoalign, path):
     return len(docs)
 
 
-def pair_table(geoalign, encoder_dir, parser_dir, weights_path, pairs_path):
-    """Per pair (file order): pair features and encoder probabilities, gold label, split, CV fold."""
+def documents_in(weights_path):
+    """How many addresses an existing term weights file counted (its first line)."""
+    with open(weights_path, encoding="utf-8") as f:
+        return int(f.readline().split("\t")[1])
+
+
+def pair_table(geoalign, encoder_dir, parser_dir, weights_path, pairs_path, with_encoder):
+    """Per pair (file order): pair features (and encoder probabilities), gold label, split, CV fold."""
     lines = run([geoalign, "features", "--parser", parser_dir, "--term-weights", weights_path, "--model", encoder_dir,
                  pairs_path]).splitlines()
     names = lines[0].split("\t")[1:-1]
+    columns = [i for i, name in enumerate(names) if with_encoder or not name.startswith("encoder_p")]
     rows = [line.rstrip("\n").split("\t") for line in open(pairs_path, encoding="utf-8")]
     X, y, split, fold = [], [], [], []
     for line in lines[1:]:
         f = line.split("\t")
         row = rows[int(f[0]) - 1]
-        X.append([float(v) for v in f[1:-1]])
+        X.append([float(f[1 + i]) for i in columns])
         y.append(int(row[2]))
         split.append(data.split_of(row[0]))
         fold.append(int(hashlib.md5(row[0].encode("utf-8")).hexdigest(), 16) % 5)
-    return np.array(X, dtype=np.float32), np.array(y), np.array(split), names, np.array(fold)
+    return np.array(X, dtype=np.float32), np.array(y), np.array(split), [names[i] for i in columns], np.array(fold)
 
 
 def export_trees(clf, offsets):
@@ -159,20 +175,27 @@ def main():
                          "same-place decisions, less the three CCKS classes")
     ap.add_argument("--cv", action="store_true",
                     help="also report 5-fold cross-validated macro-F1 over all CCKS pairs (folds by query address)")
+    ap.add_argument("--without-encoder", action="store_true",
+                    help="train the rerank head (rerank_head.json) on the pair features alone")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     start = time.time()
+    with_encoder = not args.without_encoder
+    head_file, title = MATCH_HEAD if with_encoder else RERANK_HEAD
     parser_dir = os.path.abspath(os.path.join(args.model, args.parser))
     weights_path = os.path.abspath(os.path.join(args.model, WEIGHTS_FILE))
-    documents = write_term_weights(args.geoalign, weights_path)
+    # The match head's term weights: rewriting them under it would change its inputs.
+    documents = write_term_weights(args.geoalign, weights_path) if with_encoder else documents_in(weights_path)
 
     with tempfile.TemporaryDirectory() as encoder_only:
         # The encoder's own probabilities: the folder without its head.
         for name in ENCODER_FILES:
             if os.path.exists(os.path.join(args.model, name)):
                 shutil.copy(os.path.join(args.model, name), encoder_only)
-        X, y, split, names, groups = pair_table(args.geoalign, encoder_only, parser_dir, weights_path, data.CCKS)
-        Xs, ys, split_s, _, _ = pair_table(args.geoalign, encoder_only, parser_dir, weights_path, data.SHENZHEN)
+        X, y, split, names, groups = pair_table(args.geoalign, encoder_only, parser_dir, weights_path, data.CCKS,
+                                                with_encoder)
+        Xs, ys, split_s, _, _ = pair_table(args.geoalign, encoder_only, parser_dir, weights_path, data.SHENZHEN,
+                                           with_encoder)
     train, dev, test = split == "train", split == "dev", split == "test"
 
     def new_model():
@@ -189,7 +212,7 @@ def main():
     bias, trees = export_trees(clf, offsets)
     head = {"format": "geoalign-match-head-1", "parser": args.parser, "term_weights": WEIGHTS_FILE, "features": names,
             "classes": data.LABELS, "bias": bias, "trees": trees}
-    with open(os.path.join(args.model, HEAD_FILE), "w", encoding="utf-8") as f:
+    with open(os.path.join(args.model, head_file), "w", encoding="utf-8") as f:
         json.dump(head, f, separators=(",", ":"))
 
     def predict(Xm):
@@ -207,14 +230,16 @@ def main():
         f.flush()
         # fp32, as the encoder features were computed; auto may pick bf16 or int8, whose
         # encoder probabilities differ in the last digits.
-        out = run([args.geoalign, "score", "--precision", "fp32", "--model", args.model, f.name]).splitlines()[1:]
+        which = "match" if with_encoder else "rerank"
+        out = run([args.geoalign, "score", "--precision", "fp32", "--head", which, "--model", args.model,
+                   f.name]).splitlines()[1:]
     ours = np.array([[float(v) for v in line.split("\t")[4:7]] for line in out])
     theirs = clf.predict_proba(X[test])
     theirs = theirs * np.exp(offsets)
     theirs /= theirs.sum(1, keepdims=True)
     max_diff = float(np.abs(ours - theirs).max())
 
-    report = (f"match head: {len(trees)} trees on {len(names)} features, trained on {int(train.sum())} CCKS train pairs "
+    report = (f"{title}: {len(trees)} trees on {len(names)} features, trained on {int(train.sum())} CCKS train pairs "
               f"+ {int(sz_train.sum())} Shenzhen train pairs (weight {args.shenzhen_weight}) in {time.time() - start:.0f} s, term weights over {documents} addresses, seed {args.seed}; offsets {offsets[1:]} (partial, exact) tuned on dev\n"
               f"  ccks dev: macro-F1 {dev_f1:.4f} per class {[round(c, 4) for c in dev_classes]} ({int(dev.sum())} pairs)\n"
               f"  ccks test: macro-F1 {test_f1:.4f} per class {[round(c, 4) for c in test_classes]} ({int(test.sum())} pairs)\n"
@@ -223,14 +248,14 @@ def main():
     if args.cv:
         report += cross_validated(new_model, X, y, groups, Xs[sz_train], ys[sz_train], args.shenzhen_weight)
     print(report, end="")
-    # Other sections (the encoder's, the embedding head's) stay; an earlier match head's
-    # report, its first line and the indented lines under it, is replaced in place.
+    # Other sections (the encoder's, the other heads') stay; an earlier report of this
+    # head, its first line and the indented lines under it, is replaced in place.
     training_txt = os.path.join(args.model, "TRAINING.txt")
     before, after, in_head = [], [], False
     if os.path.exists(training_txt):
         with open(training_txt, encoding="utf-8") as f:
             for line in f:
-                if line.startswith("match head:"):
+                if line.startswith(title + ":"):
                     in_head = True
                 elif in_head and not line.startswith(" "):
                     in_head = False

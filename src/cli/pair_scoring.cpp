@@ -1,0 +1,30 @@
+#include "cli/pair_scoring.h"
+
+#include <memory>
+
+#include "backend/threads.h"
+#include "runtime/rerank_scorer.h"
+
+namespace geoalign::cli {
+
+const Args::Option kHeadOption = {"head", true,
+                                  "match (the encoder, then the folder's match head if it has one) or rerank (the "
+                                  "rerank head alone: no encoder, so --precision and --batch-size do not apply)",
+                                  "match"};
+
+ScorePairs load_pair_scoring(const Args& args, std::size_t batch_size) {
+  const std::string head = args.value("head");
+  MatcherOptions options;
+  options.precision = parse_precision(args.value("precision"));
+  options.threads = static_cast<int>(args.integer("threads", 0, 1024));
+  if (head == "rerank") {
+    set_num_threads(options.threads);
+    auto scorer = std::make_shared<const runtime::RerankScorer>(runtime::RerankScorer::load(args.value("model")));
+    return [scorer](std::span<const AddressPair> pairs) { return scorer->score(pairs); };
+  }
+  if (head != "match") throw UsageError("--head must be match or rerank");
+  auto matcher = std::make_shared<const Matcher>(Matcher::load(args.value("model"), options));
+  return [matcher, batch_size](std::span<const AddressPair> pairs) { return matcher->score(pairs, batch_size); };
+}
+
+}  // namespace geoalign::cli

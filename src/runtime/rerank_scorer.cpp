@@ -1,0 +1,45 @@
+#include "runtime/rerank_scorer.h"
+
+#include "model/config.h"
+#include "runtime/run_in_parallel.h"
+
+namespace geoalign::runtime {
+
+RerankScorer::RerankScorer(std::vector<std::string> labels, text::AddressNormalizer normalizer,
+                           std::unique_ptr<const match::MatchHead> head)
+    : labels_(std::move(labels)),
+      roles_(model::LabelRoles::from_labels(labels_)),
+      normalizer_(std::move(normalizer)),
+      head_(std::move(head)) {}
+
+RerankScorer RerankScorer::load(const std::filesystem::path& model_dir) {
+  if (!std::filesystem::is_directory(model_dir)) throw Error("model folder " + model_dir.string() + " does not exist");
+  const auto file = model_dir / match::MatchHead::kRerankFileName;
+  if (!std::filesystem::exists(file)) {
+    throw Error(file.string() + " does not exist (train it with tools/train/train_match_head.py --without-encoder)");
+  }
+  model::ModelConfig config = model::load_model_config(model_dir);
+  auto head = match::MatchHead::load(model_dir, config.bert.labels.size(), match::MatchHead::kRerankFileName);
+  if (head->uses_encoder()) {
+    throw Error(file.string() + ": reads the encoder's probabilities (encoder_p*), which a rerank head runs without");
+  }
+  text::AddressNormalizer normalizer(config.settings.normalize);
+  return RerankScorer(std::move(config.bert.labels), std::move(normalizer), std::move(head));
+}
+
+std::vector<MatchResult> RerankScorer::score(std::span<const AddressPair> pairs) const {
+  // The head reads the text the encoder would: normalized as the folder asks.
+  const auto features = run_in_parallel(pairs.size(), "pair", [&](std::size_t i) {
+    return head_->comparer().features(normalizer_.normalize(pairs[i].a), normalizer_.normalize(pairs[i].b));
+  });
+  const std::vector<std::span<const float>> rows(features.begin(), features.end());
+  const std::size_t n = labels_.size();
+  std::vector<float> probabilities(pairs.size() * n);
+  head_->probabilities(rows, {}, probabilities);
+  std::vector<MatchResult> results;
+  results.reserve(pairs.size());
+  for (std::size_t k = 0; k < pairs.size(); ++k) results.push_back(roles_.result(labels_, &probabilities[k * n]));
+  return results;
+}
+
+}  // namespace geoalign::runtime
