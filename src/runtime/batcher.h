@@ -91,6 +91,11 @@ class Batcher {
   void pause();
   void resume();
   std::size_t queued_items() const { return queued_.load(); }
+  // Items tokenized and waiting for the model (tests wait on it while paused).
+  std::size_t model_queue_items() const {
+    std::lock_guard lock(mutex_);
+    return lane_items_;
+  }
   const BatcherOptions& options() const { return options_; }
 
  private:
