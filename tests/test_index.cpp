@@ -151,7 +151,7 @@ TEST_F(AddressIndexTest, SearchFindsTheSamePlaceWrittenDifferently) {
   EXPECT_EQ(ix.id(results[1].at(0).record), "bj1");
   EXPECT_EQ(ix.id(results[2].at(0).record), "sz1");
   ASSERT_TRUE(results[0][0].match.has_value());
-  EXPECT_FLOAT_EQ(results[0][0].score, results[0][0].match->score);
+  EXPECT_FLOAT_EQ(results[0][0].score, results[0][0].match->p_exact_match);
   // Without rerank the order is the fused one and no label is given.
   index::SearchOptions plain;
   plain.rerank = 0;

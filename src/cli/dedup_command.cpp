@@ -80,6 +80,7 @@ int run_dedup(int argc, char** argv, int first) {
              {"neighbours", true, "candidates per address from each of the lexical and vector searches", "10"},
              {"explain", true, "write every scored pair inside a cluster to this TSV", ""},
              {"eval", true, "labelled pairs (addr1<TAB>addr2<TAB>label): report pairwise precision, recall, F1", ""},
+             {"head", true, "pair scorer: rerank (parses and trees, fast) or match (cross-encoder and match head, as score)", "rerank"},
              {"precision", true, "fp32, bf16, int8 or auto", "auto"},
              {"threads", true, "CPU threads, 0 = one per core", "0"},
              {"on-error", true, "bad lines: fail (stop) or skip (report and go on)", "fail"}},
@@ -118,7 +119,7 @@ int run_dedup(int argc, char** argv, int first) {
       texts.push_back(std::move(row.text));
     }
   }
-  const auto model = index::AddressModel::load(args.value("model"), parse_precision(args.value("precision")));
+  const auto model = index::AddressModel::load(args.value("model"), parse_precision(args.value("precision")), args.value("head"));
   const dedup::DedupResult r = dedup::deduplicate(*model, texts, options,
                                                   {[&](const std::string& step, std::size_t total) { progress.phase(step, total); },
                                                    [&](std::size_t done) { progress.set_done(done); }});

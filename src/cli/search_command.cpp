@@ -43,6 +43,7 @@ int run_search(int argc, char** argv, int first) {
              {"candidates", true, "candidates from each of the lexical and vector searches", "100"},
              {"region", true, "only results in this province, city or district (北京市, 南山区)", ""},
              {"region-from-query", false, "only results in the query's own city, when it names one", ""},
+             {"head", true, "pair scorer: rerank (parses and trees, fast) or match (cross-encoder and match head, as score)", "rerank"},
              {"precision", true, "fp32, bf16, int8 or auto", "auto"},
              {"threads", true, "CPU threads, 0 = one per core", "0"},
              {"on-error", true, "bad lines: fail (stop) or skip (report and go on)", "fail"}},
@@ -53,7 +54,7 @@ int run_search(int argc, char** argv, int first) {
               << "\nOne query address per line in; one JSON line per query out, in order (a bad line skipped\n"
                  "with --on-error skip gets {\"line\": N, \"error\": ..., \"results\": []}):\n"
                  "  {\"query\": ..., \"results\": [{\"id\": ..., \"text\": ..., \"score\": ..., \"label\": ...}]}\n"
-                 "score is the pair scorer's P(exact) + 0.5 P(partial) for reranked results (which carry a label),\n"
+                 "score is the pair scorer's P(exact_match) for reranked results (which carry a label),\n"
                  "the fused retrieval score for the rest.\n";
     return 0;
   }
@@ -65,7 +66,7 @@ int run_search(int argc, char** argv, int first) {
   const index::AddressIndex ix = index::AddressIndex::open(args.value("index"));
   const std::filesystem::path model_dir = args.value("model").empty() ? ix.model_dir() : std::filesystem::path(args.value("model"));
   ix.check_model(model_dir);
-  const auto model = index::AddressModel::load(model_dir, parse_precision(args.value("precision")));
+  const auto model = index::AddressModel::load(model_dir, parse_precision(args.value("precision")), args.value("head"));
   const index::Searcher searcher(ix, *model);
   index::SearchOptions options;
   options.k = static_cast<std::size_t>(args.integer("k", 1, 10000));

@@ -13,9 +13,12 @@ namespace {
 // Pairs scored per call: large enough to amortize, small enough to spread over cores.
 constexpr std::size_t kScoreChunk = 2048;
 
+// Two addresses that each name a different province or city are never one place. Levels
+// the parser completed from below (inferred) do not count: a village name can complete to
+// the wrong city, and blocking must not lose a match on a guess.
 bool admin_conflict(const AdminChain& x, const AdminChain& y) {
   auto differ = [](const std::optional<AdminDivision>& p, const std::optional<AdminDivision>& q) {
-    return p && q && p->code != q->code;
+    return p && q && !p->inferred && !q->inferred && p->code != q->code;
   };
   return differ(x.prov, y.prov) || differ(x.city, y.city);
 }
@@ -33,7 +36,12 @@ MergeRule parse_merge_rule(std::string_view name) {
 }
 
 float link_of(const MatchResult& m, MergeRule rule) {
-  return rule == MergeRule::Exact ? m.p_exact_match : m.p_exact_match + m.p_partial_match;
+  // How the merging class fares against its strongest rival: at 0.5 exactly where the
+  // scorer's label changes, so a pair links at the default threshold when `score` would
+  // label it a match (the head's class offsets are in its probabilities).
+  const float merging = rule == MergeRule::Exact ? m.p_exact_match : std::max(m.p_exact_match, m.p_partial_match);
+  const float rival = rule == MergeRule::Exact ? std::max(m.p_not_match, m.p_partial_match) : m.p_not_match;
+  return merging + rival > 0 ? merging / (merging + rival) : 0.0f;
 }
 
 DedupResult deduplicate(const index::AddressModel& model, const std::vector<std::string>& rows, const DedupOptions& options,

@@ -12,15 +12,18 @@ constexpr std::size_t kEmbedChunk = 4096;
 constexpr std::size_t kBatchSize = 64;
 }  // namespace
 
-std::unique_ptr<AddressModel> AddressModel::load(const std::filesystem::path& model_dir, Precision precision) {
+std::unique_ptr<AddressModel> AddressModel::load(const std::filesystem::path& model_dir, Precision precision,
+                                                 std::string_view head) {
+  if (head != "rerank" && head != "match") throw Error("unknown head \"" + std::string(head) + "\" (rerank, match)");
   const ops::MatmulPrecision p = model::resolve_precision(precision);
-  return std::unique_ptr<AddressModel>(new AddressModel(model::ModelFolder::load(model_dir, p), model_dir));
+  return std::unique_ptr<AddressModel>(new AddressModel(model::ModelFolder::load(model_dir, p), model_dir, head == "rerank"));
 }
 
-AddressModel::AddressModel(model::ModelFolder folder, const std::filesystem::path& dir) : scorer_(std::move(folder)) {
+AddressModel::AddressModel(model::ModelFolder folder, const std::filesystem::path& dir, bool use_rerank)
+    : scorer_(std::move(folder)) {
   const auto& f = scorer_.folder();
   if (f.head) comparer_ = &f.head->comparer();
-  if (comparer_ && std::filesystem::exists(dir / match::MatchHead::kRerankFileName)) {
+  if (use_rerank && comparer_ && std::filesystem::exists(dir / match::MatchHead::kRerankFileName)) {
     rerank_ = match::MatchHead::load(dir, scorer_.labels().size(), match::MatchHead::kRerankFileName);
   }
   const std::string probe = "北京市";

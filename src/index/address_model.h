@@ -28,7 +28,10 @@ struct Address {
 // match head, as `score` does, a hundred times slower.
 class AddressModel {
  public:
-  static std::unique_ptr<AddressModel> load(const std::filesystem::path& model_dir, Precision precision = Precision::Auto);
+  // head: "rerank" (the rerank head when the folder has one, else the match head) or
+  // "match" (the cross-encoder and match head, as `score` does).
+  static std::unique_ptr<AddressModel> load(const std::filesystem::path& model_dir, Precision precision = Precision::Auto,
+                                            std::string_view head = "rerank");
 
   std::string normalize(std::string_view raw) const;
   // Throws Error if the folder has no parser (no match head names one).
@@ -47,7 +50,7 @@ class AddressModel {
   std::string scorer_name() const { return rerank_ ? "rerank head" : "cross-encoder"; }
 
  private:
-  AddressModel(model::ModelFolder folder, const std::filesystem::path& dir);
+  AddressModel(model::ModelFolder folder, const std::filesystem::path& dir, bool use_rerank);
   runtime::PairScorer scorer_;
   std::shared_ptr<const match::MatchHead> rerank_;
   const match::PairComparer* comparer_ = nullptr;

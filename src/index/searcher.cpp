@@ -97,10 +97,12 @@ std::vector<SearchHit> Searcher::search_one(const Address& query, std::span<cons
     for (const auto& c : candidates) pairs.emplace_back(&query, &c);
     std::vector<MatchResult> matches = model_.score(pairs);
     for (std::size_t k = 0; k < reranked; ++k) {
-      hits[k].score = matches[k].score;
+      // Lookup asks for the record that is the query's place: P(exact_match) ranks those
+      // above coarser or finer partial matches (a district for a street address).
+      hits[k].score = matches[k].p_exact_match;
       hits[k].match = std::move(matches[k]);
     }
-    // Reranked hits come first, by the scorer's score; the rest keep the fused order.
+    // Reranked hits come first, by that probability; the rest keep the fused order.
     std::stable_sort(hits.begin(), hits.begin() + static_cast<std::ptrdiff_t>(reranked),
                      [](const SearchHit& a, const SearchHit& b) { return a.score > b.score; });
   }

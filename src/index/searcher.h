@@ -23,7 +23,7 @@ struct SearchOptions {
 
 struct SearchHit {
   std::uint32_t record;
-  float score;  // the pair scorer's when reranked, else the fused retrieval score
+  float score;  // the pair scorer's P(exact_match) when reranked, else the fused retrieval score
   std::optional<MatchResult> match;  // reranked hits only
 };
 
