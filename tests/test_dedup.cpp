@@ -81,6 +81,13 @@ TEST(CliDedup, OneRowPerInputRowInOrderWithAHeader) {
   EXPECT_EQ(out[3].substr(0, 3), "x3\t");
   EXPECT_NE(out[3].find("\tx3\t1\t"), std::string::npos) << out[3];
   EXPECT_NE(read_file(dir / "why.tsv").find("id_a\tid_b"), std::string::npos);
+  // The two Hangzhou rows are one place: the explanation names the pair and its label.
+  EXPECT_NE(read_file(dir / "why.tsv").find("x1\tx2\t"), std::string::npos) << read_file(dir / "why.tsv");
+  const auto checked = run_cli("dedup --exhaustive-check --model " + (source_dir() / "models/default").string() +
+                               " --input " + (dir / "in.tsv").string());
+  ASSERT_EQ(checked.exit_code, 0) << checked.err;
+  EXPECT_NE(checked.err.find("exhaustive scoring links 1 pairs; blocking proposed 1 of them"), std::string::npos)
+      << checked.err;
 }
 
 TEST(CliDedup, BadLinesAreReportedAndEitherStopOrAreSkipped) {

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <random>
 
+#include "backend/cpu/isa.h"
 #include "index/address_index.h"
+#include "index/inner_product_distance.h"
 #include "index/searcher.h"
 #include "support/load_error.h"
 #include "support/temp_dir.h"
@@ -118,6 +120,25 @@ TEST(VectorIndex, FindsEachVectorFirstAndSurvivesAWriteAndRead) {
   const auto odd = back.search({rows.data(), dim}, 5, 50, [](std::uint32_t r) { return r % 2 == 1; });
   for (const auto& h : odd) EXPECT_EQ(h.record % 2, 1u);
   EXPECT_NE(error_of([&] { index::VectorIndex::read(dir / "v.hnsw", dim, n + 1); }).find("holds 300 vectors"), std::string::npos);
+}
+
+// Every instruction set's distance against the baseline's, on lengths with and without a tail.
+TEST(InnerProductDistance, EveryIsaComputesTheBaselineDistance) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> uniform(-1, 1);
+  for (std::size_t dim : {1u, 7u, 16u, 33u, 256u}) {
+    std::vector<float> a(dim), b(dim);
+    for (auto& v : a) v = uniform(rng);
+    for (auto& v : b) v = uniform(rng);
+    float expected = 1;
+    for (std::size_t i = 0; i < dim; ++i) expected -= a[i] * b[i];
+    for (auto isa : {cpu::Isa::Baseline, cpu::Isa::Avx2, cpu::Isa::Avx512Bf16}) {
+      cpu::limit_isa(isa);
+      EXPECT_NEAR(index::inner_product_distance()(a.data(), b.data(), &dim), expected, 1e-5f)
+          << "dim " << dim << ", " << cpu::isa_name(cpu::active_isa());
+    }
+    cpu::limit_isa(cpu::Isa::Avx512Bf16);  // back to what the CPU supports
+  }
 }
 
 class AddressIndexTest : public ::testing::Test {

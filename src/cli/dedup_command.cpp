@@ -9,7 +9,7 @@
 #include "cli/commands.h"
 #include "cli/input_file.h"
 #include "cli/pair_reader.h"
-#include "cli/progress.h"
+#include "cli/build_progress.h"
 #include "dedup/pair_evaluation.h"
 
 namespace geoalign::cli {
@@ -53,17 +53,18 @@ std::vector<dedup::LabelledPair> read_labels(const std::string& path, const inde
   return out;
 }
 
-void write_explain(const std::string& path, const dedup::DedupResult& r, const std::vector<std::string>& id_of_address) {
+void write_explain(const std::string& path, const dedup::DedupResult& r, const std::vector<std::string>& id_of_address,
+                   const std::vector<std::string>& labels) {
   std::ofstream out(path);
   if (!out) throw Error("cannot create " + path);
   out << "id_a\tid_b\taddress_a\taddress_b\tlabel\tp_not_match\tp_partial_match\tp_exact_match\n";
   char numbers[96];
   for (const auto& e : r.scored) {
     if (r.cluster[e.a] != r.cluster[e.b]) continue;
-    std::snprintf(numbers, sizeof numbers, "\t%.6f\t%.6f\t%.6f\n", static_cast<double>(e.match.p_not_match),
-                  static_cast<double>(e.match.p_partial_match), static_cast<double>(e.match.p_exact_match));
+    std::snprintf(numbers, sizeof numbers, "\t%.6f\t%.6f\t%.6f\n", static_cast<double>(e.p_not_match),
+                  static_cast<double>(e.p_partial_match), static_cast<double>(e.p_exact_match));
     out << id_of_address[e.a] << '\t' << id_of_address[e.b] << '\t' << r.texts[e.a] << '\t' << r.texts[e.b] << '\t'
-        << e.match.label << numbers;
+        << labels.at(e.label_id) << numbers;
   }
   if (!out.flush()) throw Error(path + ": write failed");
 }
@@ -81,6 +82,7 @@ int run_dedup(int argc, char** argv, int first) {
              {"explain", true, "write every scored pair inside a cluster to this TSV", ""},
              {"eval", true, "labelled pairs (addr1<TAB>addr2<TAB>label): report pairwise precision, recall, F1", ""},
              {"head", true, "pair scorer: rerank (parses and trees, fast) or match (cross-encoder and match head, as score)", "rerank"},
+             {"exhaustive-check", false, "also score every pair (up to 20,000 addresses) and report the share of linked pairs blocking proposed", ""},
              {"precision", true, "fp32, bf16, int8 or auto", "auto"},
              {"threads", true, "CPU threads, 0 = one per core", "0"},
              {"on-error", true, "bad lines: fail (stop) or skip (report and go on)", "fail"}},
@@ -96,6 +98,7 @@ int run_dedup(int argc, char** argv, int first) {
   dedup::DedupOptions options;
   options.rule = dedup::parse_merge_rule(args.value("merge"));
   options.neighbours = static_cast<std::size_t>(args.integer("neighbours", 1, 1000));
+  options.exhaustive_check = args.flag("exhaustive-check");
   try {
     options.threshold = std::stof(args.value("threshold"));
   } catch (const std::exception&) {
@@ -120,9 +123,9 @@ int run_dedup(int argc, char** argv, int first) {
     }
   }
   const auto model = index::AddressModel::load(args.value("model"), parse_precision(args.value("precision")), args.value("head"));
-  const dedup::DedupResult r = dedup::deduplicate(*model, texts, options,
-                                                  {[&](const std::string& step, std::size_t total) { progress.phase(step, total); },
-                                                   [&](std::size_t done) { progress.set_done(done); }});
+  StepTimes steps(progress);
+  const dedup::DedupResult r = dedup::deduplicate(*model, texts, options, steps.callbacks());
+  const std::string step_times = steps.summary();
   progress.finish();
 
   // Rows, in input order: the cluster is named by its first row's id.
@@ -163,9 +166,15 @@ int run_dedup(int argc, char** argv, int first) {
         << rows_in_cluster[c] << '\t' << best_id << '\t' << (best_id.empty() ? "" : score) << '\n';
   }
   if (!out.flush()) throw Error(args.value("out") + ": write failed");
-  if (!args.value("explain").empty()) write_explain(args.value("explain"), r, id_of_address);
-  std::fprintf(stderr, "geoalign dedup: %zu rows, %zu distinct addresses, %zu candidate pairs, %zu scored, %zu clusters, %.1f s\n",
-               ids.size(), r.texts.size(), r.candidates.size(), r.scored.size(), clusters, progress.seconds());
+  if (!args.value("explain").empty()) write_explain(args.value("explain"), r, id_of_address, model->labels());
+  std::fprintf(stderr, "geoalign dedup: %zu rows, %zu distinct addresses, %zu candidate pairs, %zu scored, %zu clusters, %.1f s (%s)\n",
+               ids.size(), r.texts.size(), r.candidates.size(), r.scored.size(), clusters, progress.seconds(),
+               step_times.c_str());
+  if (options.exhaustive_check) {
+    std::fprintf(stderr, "geoalign dedup: exhaustive scoring links %zu pairs; blocking proposed %zu of them (%.4f)\n",
+                 r.exhaustive_links, r.exhaustive_links_blocked,
+                 r.exhaustive_links ? static_cast<double>(r.exhaustive_links_blocked) / static_cast<double>(r.exhaustive_links) : 1.0);
+  }
   if (!args.value("eval").empty()) {
     const dedup::PairwiseScores s = dedup::evaluate(r, read_labels(args.value("eval"), *model));
     std::fprintf(stderr,

@@ -4,7 +4,7 @@
 #include "cli/address_reader.h"
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "cli/progress.h"
+#include "cli/build_progress.h"
 #include "backend/threads.h"
 #include "index/address_index.h"
 
@@ -27,11 +27,6 @@ std::vector<index::NewRecord> read_records(const Args& args) {
   }
   if (records.empty()) throw Error(args.value("input") + ": no addresses to index");
   return records;
-}
-
-index::BuildProgress progress_of(Progress& progress) {
-  return {[&](const std::string& step, std::size_t total) { progress.phase(step, total); },
-          [&](std::size_t done) { progress.set_done(done); }};
 }
 
 }  // namespace
@@ -87,12 +82,14 @@ int run_index(int argc, char** argv, int first) {
     model = index::AddressModel::load(ix->model_dir(), precision);
     ix->check_model(ix->model_dir());
   }
-  ix->add(*model, records, progress_of(progress));
-  progress.phase("save", 0);
+  StepTimes steps(progress);
+  auto callbacks = steps.callbacks();
+  ix->add(*model, records, callbacks);
+  callbacks.step("save", 0);
   ix->save(out);
   progress.finish();
-  std::fprintf(stderr, "geoalign index %s: %zu addresses added, %zu in %s, %.1f s\n", action.c_str(), records.size(),
-               ix->size(), out.c_str(), progress.seconds());
+  std::fprintf(stderr, "geoalign index %s: %zu addresses added, %zu in %s, %.1f s (%s)\n", action.c_str(), records.size(),
+               ix->size(), out.c_str(), progress.seconds(), steps.summary().c_str());
   return 0;
 }
 

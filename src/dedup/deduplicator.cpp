@@ -10,6 +10,10 @@ namespace geoalign::dedup {
 
 namespace {
 
+// Postings one address's lexical lookup may scan: blocking runs one lookup per address, so
+// its cost must not grow with the file (the rarest grams, which decide, come first).
+constexpr std::size_t kBlockingPostings = 20000;
+
 // Pairs scored per call: large enough to amortize, small enough to spread over cores.
 constexpr std::size_t kScoreChunk = 2048;
 
@@ -35,7 +39,7 @@ MergeRule parse_merge_rule(std::string_view name) {
   throw Error("unknown merge rule \"" + std::string(name) + "\" (exact, partial)");
 }
 
-float link_of(const MatchResult& m, MergeRule rule) {
+float link_of(const PairEvidence& m, MergeRule rule) {
   // How the merging class fares against its strongest rival: at 0.5 exactly where the
   // scorer's label changes, so a pair links at the default threshold when `score` would
   // label it a match (the head's class offsets are in its probabilities).
@@ -109,7 +113,7 @@ DedupResult deduplicate(const index::AddressModel& model, const std::vector<std:
         found[u].emplace_back(std::min(u, h.record), std::max(u, h.record));
       }
     };
-    keep(lexical.search(r.texts[u], k));
+    keep(lexical.search(r.texts[u], k, {}, kBlockingPostings));
     keep(graph.search({vectors.data() + static_cast<std::size_t>(u) * dim, dim}, k, std::max<std::size_t>(k, 32)));
     if (progress.done && ++done % 1024 == 0) progress.done(done);
   });
@@ -145,8 +149,34 @@ DedupResult deduplicate(const index::AddressModel& model, const std::vector<std:
   std::vector<ScoredPair> links;
   links.reserve(r.candidates.size());
   for (std::size_t j = 0; j < r.candidates.size(); ++j) {
-    links.push_back({r.candidates[j].first, r.candidates[j].second, link_of(matches[j], options.rule)});
-    r.scored.push_back({r.candidates[j].first, r.candidates[j].second, std::move(matches[j])});
+    r.scored.push_back(PairEvidence::of(r.candidates[j].first, r.candidates[j].second, matches[j]));
+    links.push_back({r.candidates[j].first, r.candidates[j].second, link_of(r.scored.back(), options.rule)});
+  }
+
+  if (options.exhaustive_check) {
+    if (n > kMaxExhaustive) {
+      throw Error("--exhaustive-check scores all pairs: at most " + std::to_string(kMaxExhaustive) + " addresses, not " +
+                  std::to_string(n));
+    }
+    step(progress, "exhaustive", n * (n - 1) / 2);
+    done = 0;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> all;
+    auto count_links = [&] {
+      const std::vector<MatchResult> results = score(all, true);
+      for (std::size_t j = 0; j < all.size(); ++j) {
+        if (link_of(PairEvidence::of(all[j].first, all[j].second, results[j]), options.rule) < options.threshold) continue;
+        ++r.exhaustive_links;
+        r.exhaustive_links_blocked += std::binary_search(r.candidates.begin(), r.candidates.end(), all[j]);
+      }
+      all.clear();
+    };
+    for (std::uint32_t a = 0; a < n; ++a) {
+      for (std::uint32_t b = a + 1; b < n; ++b) {
+        all.emplace_back(a, b);
+        if (all.size() == (1u << 20)) count_links();
+      }
+    }
+    count_links();
   }
 
   step(progress, "cluster", 0);
@@ -154,8 +184,8 @@ DedupResult deduplicate(const index::AddressModel& model, const std::vector<std:
     std::vector<MatchResult> results = score(pairs, false);
     std::vector<float> out;
     for (std::size_t j = 0; j < pairs.size(); ++j) {
-      out.push_back(link_of(results[j], options.rule));
-      r.scored.push_back({pairs[j].first, pairs[j].second, std::move(results[j])});
+      r.scored.push_back(PairEvidence::of(pairs[j].first, pairs[j].second, results[j]));
+      out.push_back(link_of(r.scored.back(), options.rule));
     }
     return out;
   });
@@ -164,7 +194,7 @@ DedupResult deduplicate(const index::AddressModel& model, const std::vector<std:
   r.best_match.assign(n, -1);
   r.best_link.assign(n, 0.0f);
   for (const auto& e : r.scored) {
-    const float l = link_of(e.match, options.rule);
+    const float l = link_of(e, options.rule);
     for (const auto& [x, y] : {std::pair{e.a, e.b}, std::pair{e.b, e.a}}) {
       if (r.best_match[x] < 0 || l > r.best_link[x]) {
         r.best_match[x] = y;

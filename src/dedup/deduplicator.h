@@ -21,11 +21,21 @@ struct DedupOptions {
   float threshold = 0.5f;  // mean link two clusters need to merge
   MergeRule rule = MergeRule::ExactOrPartial;
   std::size_t neighbours = 10;  // candidates per address from each of the lexical and vector searches
+  // Also score every pair (at most kMaxExhaustive addresses) to measure what blocking misses.
+  bool exhaustive_check = false;
 };
 
+constexpr std::size_t kMaxExhaustive = 20000;
+
+// A scored pair, kept compact: dedup keeps tens of millions of them.
 struct PairEvidence {
   std::uint32_t a, b;  // distinct addresses
-  MatchResult match;
+  std::uint32_t label_id;
+  float p_not_match, p_partial_match, p_exact_match;
+
+  static PairEvidence of(std::uint32_t a, std::uint32_t b, const MatchResult& m) {
+    return {a, b, static_cast<std::uint32_t>(m.label_id), m.p_not_match, m.p_partial_match, m.p_exact_match};
+  }
 };
 
 struct DedupResult {
@@ -36,6 +46,9 @@ struct DedupResult {
   std::vector<float> best_link;
   std::vector<PairEvidence> scored;  // every pair scored (candidates and on demand)
   std::vector<std::pair<std::uint32_t, std::uint32_t>> candidates;  // blocking's pairs, a < b
+  // With exhaustive_check: the pairs whose link reaches the threshold when every pair is
+  // scored, and how many of them blocking proposed.
+  std::size_t exhaustive_links = 0, exhaustive_links_blocked = 0;
   // Per input row: its distinct address.
   std::vector<std::uint32_t> address_of_row;
   std::unordered_map<std::string, std::uint32_t> address_of_text;
@@ -48,6 +61,6 @@ struct DedupResult {
 DedupResult deduplicate(const index::AddressModel& model, const std::vector<std::string>& rows,
                         const DedupOptions& options, const index::BuildProgress& progress = {});
 
-float link_of(const MatchResult& m, MergeRule rule);
+float link_of(const PairEvidence& e, MergeRule rule);
 
 }  // namespace geoalign::dedup

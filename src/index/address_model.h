@@ -47,6 +47,7 @@ class AddressModel {
   // Thread-safe. Throws Error if the folder cannot classify pairs.
   std::vector<MatchResult> score(std::span<const std::pair<const Address*, const Address*>> pairs) const;
   bool fast_pairs() const { return rerank_ != nullptr; }
+  const std::vector<std::string>& labels() const { return scorer_.labels(); }
   std::string scorer_name() const { return rerank_ ? "rerank head" : "cross-encoder"; }
 
  private:

@@ -86,7 +86,8 @@ LexicalIndex LexicalIndex::build(const StringColumn& texts) {
   return ix;
 }
 
-std::vector<Hit> LexicalIndex::search(std::string_view text, std::size_t k, const RecordFilter& filter) const {
+std::vector<Hit> LexicalIndex::search(std::string_view text, std::size_t k, const RecordFilter& filter,
+                                      std::size_t max_postings) const {
   struct Term {
     std::size_t gram;
     float weight;
@@ -100,10 +101,10 @@ std::vector<Hit> LexicalIndex::search(std::string_view text, std::size_t k, cons
     const std::size_t df = offsets_[g + 1] - offsets_[g];
     terms.push_back({g, tf_weight(count) * idf(records_, df), df});
   }
-  const std::size_t common = std::max<std::size_t>(records_ / 10, 1000);
-  if (std::any_of(terms.begin(), terms.end(), [&](const Term& t) { return t.df <= common; })) {
-    std::erase_if(terms, [&](const Term& t) { return t.df > common; });
-  }
+  std::sort(terms.begin(), terms.end(), [](const Term& a, const Term& b) { return a.df < b.df; });
+  std::size_t kept = 0, postings = 0;
+  while (kept < terms.size() && (kept == 0 || postings + terms[kept].df <= max_postings)) postings += terms[kept++].df;
+  terms.resize(kept);
   // A dense accumulator per thread: a million records cost 4 MB once, and each search
   // touches only the records its grams reach.
   thread_local std::vector<float> scores;

@@ -29,10 +29,13 @@ class LexicalIndex {
   void write(const std::filesystem::path& file) const;
   static LexicalIndex read(const std::filesystem::path& file, std::size_t records);
 
-  // The k most similar records, best first. Grams found in more than a tenth of the
-  // records are skipped (they barely change the ranking and would cost a pass over
-  // most postings); a query made only of such grams uses them all.
-  std::vector<Hit> search(std::string_view text, std::size_t k, const RecordFilter& filter = {}) const;
+  // The k most similar records, best first. Grams are taken from the rarest up while the
+  // postings they bring stay within `max_postings` (the first gram always), so a query
+  // costs at most that many postings however large the index: common grams (市, 路) reach
+  // most records and barely change the ranking; the rare ones (a compound's name) decide it.
+  std::vector<Hit> search(std::string_view text, std::size_t k, const RecordFilter& filter = {},
+                          std::size_t max_postings = kDefaultMaxPostings) const;
+  static constexpr std::size_t kDefaultMaxPostings = 200000;
 
   std::size_t records() const { return records_; }
 

@@ -9,12 +9,28 @@
 
 #include "backend/cpu/parallel.h"
 #include "geoalign/error.h"
+#include "index/inner_product_distance.h"
 
 namespace geoalign::index {
 
+namespace {
+// hnswlib's inner-product space with our run-time dispatched distance.
+class InnerProductSpace : public hnswlib::SpaceInterface<float> {
+ public:
+  explicit InnerProductSpace(std::size_t dim) : dim_(dim), distance_(inner_product_distance()) {}
+  std::size_t get_data_size() override { return dim_ * sizeof(float); }
+  hnswlib::DISTFUNC<float> get_dist_func() override { return distance_; }
+  void* get_dist_func_param() override { return &dim_; }
+
+ private:
+  std::size_t dim_;
+  hnswlib::DISTFUNC<float> distance_;
+};
+}  // namespace
+
 struct VectorIndex::Graph {
   explicit Graph(std::size_t dim) : space(dim) {}
-  hnswlib::InnerProductSpace space;
+  InnerProductSpace space;
   std::unique_ptr<hnswlib::HierarchicalNSW<float>> hnsw;
 };
 
