@@ -29,9 +29,14 @@ http_seed match $'\x07' $'POST /v1/match HTTP/1.1\r\nHost: x' '{"pairs":[["北�
 http_seed embed $'\x40' $'POST /v1/embed HTTP/1.0\r\nExpect: 100-continue' '{"addresses":["杭州",""]}'
 http_seed kserve $'\x20' $'POST /v2/models/geoalign/infer HTTP/1.1\r\nConnection: keep-alive' \
   '{"id":"7","inputs":[{"name":"pairs","datatype":"BYTES","shape":[1,2],"data":[["a","b"]]}]}'
+# fuzz_index_files: the first byte picks the reader (odd: lexical postings, even: records).
+mkdir -p "$out/corpus/fuzz_index_files"
+printf '\x00\x03\x00\x00\x00\x00\x00\x00\x00abc\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00\x00\x00\x00\x00' \
+  >"$out/corpus/fuzz_index_files/records"
+printf '\x01\x04\x00\x00\x00\x00\x00\x00\x00' >"$out/corpus/fuzz_index_files/lexical"
 
 mkdir -p "$out/crashes"
-for target in fuzz_tokenizer fuzz_safetensors fuzz_pair_reader fuzz_parser fuzz_http; do
+for target in fuzz_tokenizer fuzz_safetensors fuzz_pair_reader fuzz_parser fuzz_http fuzz_index_files; do
   echo "== $target for ${seconds}s" >&2
   "$out/tests/fuzz/$target" -max_total_time="$seconds" -max_len=65536 -artifact_prefix="$out/crashes/$target-" \
     -print_final_stats=0 "$out/corpus/$target" 2>"$out/$target.log" || {
