@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <future>
 #include <mutex>
+#include <set>
 
 #include "backend/threads.h"
 #include "runtime/batcher.h"
@@ -46,6 +47,7 @@ struct Recorder : BatchObserver {
 
 std::shared_ptr<InferenceRequest> match_request(const std::vector<AddressPair>& pairs) {
   auto r = std::make_shared<InferenceRequest>();
+  r->kind = &match_kind();
   for (const auto& p : pairs) {
     r->first.push_back(p.a);
     r->second.push_back(p.b);
@@ -127,7 +129,7 @@ TEST_F(BatcherTest, KeepsEachBatchWithinItsTokenLimit) {
 TEST_F(BatcherTest, ServesMatchAndEmbedRequestsSideBySide) {
   Batcher batcher(scorer, {.max_batch_size = 4});
   auto embed = std::make_shared<InferenceRequest>();
-  embed->kind = InferenceRequest::Kind::Embed;
+  embed->kind = &embed_kind();
   for (const auto& p : cycle(9)) embed->first.push_back(p.a);
   const auto pairs = cycle(11);
   auto fm = submit(batcher, match_request(pairs));
@@ -250,6 +252,164 @@ TEST_F(BatcherTest, TheModelThreadUsesTheConfiguredThreadCount) {
   }
   set_num_threads(before);
   EXPECT_EQ(seen, 1);
+}
+
+// A search-like kind: each address is embedded in the model's batches, then an
+// after-model stage writes "address:dimension" into the request's results. An address
+// "fail" makes that stage throw; "hold" makes it wait at the gate.
+struct TaggedRequest : InferenceRequest {
+  std::vector<std::string> results;
+};
+
+struct Gate {
+  std::promise<void> entered, open;
+  std::shared_future<void> opened = open.get_future().share();
+};
+
+class TaggingKind final : public RequestKind {
+ public:
+  explicit TaggingKind(Gate* gate = nullptr) : gate_(gate) {}
+  ModelPass pass() const override { return ModelPass::Embed; }
+  void accept(InferenceRequest& r) const override { dynamic_cast<TaggedRequest&>(r).results.resize(r.size()); }
+  bool prepare(BatchItem& item, const BatchContext& context) const override {
+    item.input = context.scorer.encode_address(item.request->first[item.index]);
+    return true;
+  }
+  void store(BatchItem& item, ModelOutput output, const BatchContext&) const override {
+    item.state = std::get<std::vector<float>>(std::move(output)).size();
+  }
+  bool has_after_stage() const override { return true; }
+  void after(BatchItem& item) const override {
+    {
+      std::lock_guard lock(mutex_);
+      threads_.insert(std::this_thread::get_id());
+    }
+    const std::string& text = item.request->first[item.index];
+    if (text == "fail") throw Error("the after stage failed");
+    if (text == "hold") {
+      gate_->entered.set_value();
+      gate_->opened.wait();
+    }
+    static_cast<TaggedRequest&>(*item.request).results[item.index] =
+        text + ":" + std::to_string(std::any_cast<std::size_t>(item.state));
+  }
+  std::set<std::thread::id> threads() const {
+    std::lock_guard lock(mutex_);
+    return threads_;
+  }
+
+ private:
+  Gate* gate_;
+  mutable std::mutex mutex_;
+  mutable std::set<std::thread::id> threads_;
+};
+
+std::shared_ptr<TaggedRequest> tagged_request(const RequestKind& kind, const std::vector<std::string>& texts) {
+  auto r = std::make_shared<TaggedRequest>();
+  r->kind = &kind;
+  r->first = texts;
+  return r;
+}
+
+std::vector<std::string> addresses(std::size_t n) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < n; ++i) out.push_back(kPairs[i % kPairs.size()].a + std::to_string(i));
+  return out;
+}
+
+// The model thread is the one that reports batches.
+struct ThreadRecorder : Recorder {
+  std::set<std::thread::id> model_threads;
+  void on_batch(std::size_t sequences, std::size_t tokens, double seconds) override {
+    Recorder::on_batch(sequences, tokens, seconds);
+    std::lock_guard lock(mutex);
+    model_threads.insert(std::this_thread::get_id());
+  }
+};
+
+TEST_F(BatcherTest, AnAfterStageAnswersEveryItemInRequestOrderOffTheModelThread) {
+  TaggingKind kind;
+  ThreadRecorder recorder;
+  Batcher batcher(scorer, {.max_batch_size = 8, .after_threads = 3}, &recorder);
+  const auto texts = addresses(75);
+  auto f = submit(batcher, tagged_request(kind, texts));
+  const auto r = wait(f);
+  ASSERT_EQ(r->outcome, InferenceRequest::Outcome::Ok) << r->error;
+  const auto& results = static_cast<TaggedRequest&>(*r).results;
+  ASSERT_EQ(results.size(), texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i) EXPECT_EQ(results[i], texts[i] + ":32");
+  batcher.shutdown();
+  EXPECT_EQ(batcher.queued_items(), 0u);
+  ASSERT_EQ(recorder.model_threads.size(), 1u);
+  EXPECT_FALSE(kind.threads().contains(*recorder.model_threads.begin()));
+}
+
+// While an after stage works, the model goes on with other requests.
+TEST_F(BatcherTest, TheModelRunsWhileAnAfterStageWorks) {
+  Gate gate;
+  TaggingKind kind(&gate);
+  Batcher batcher(scorer, {.after_threads = 1});
+  auto held = submit(batcher, tagged_request(kind, {"hold"}));
+  ASSERT_EQ(gate.entered.get_future().wait_for(60s), std::future_status::ready);
+  auto match = submit(batcher, match_request(cycle(3)));
+  EXPECT_EQ(wait(match)->outcome, InferenceRequest::Outcome::Ok);
+  EXPECT_EQ(held.wait_for(0s), std::future_status::timeout);
+  gate.open.set_value();
+  EXPECT_EQ(wait(held)->outcome, InferenceRequest::Outcome::Ok);
+}
+
+TEST_F(BatcherTest, AFailingAfterStageFailsItsRequestOnly) {
+  TaggingKind kind;
+  Batcher batcher(scorer, {.max_batch_size = 4, .after_threads = 2});
+  auto texts = addresses(10);
+  texts[6] = "fail";
+  auto bad = submit(batcher, tagged_request(kind, texts));
+  auto good = submit(batcher, tagged_request(kind, addresses(7)));
+  auto match = submit(batcher, match_request(cycle(5)));
+  const auto b = wait(bad);
+  EXPECT_EQ(b->outcome, InferenceRequest::Outcome::Failed);
+  EXPECT_EQ(b->error, "the after stage failed");
+  EXPECT_EQ(wait(good)->outcome, InferenceRequest::Outcome::Ok);
+  EXPECT_EQ(wait(match)->outcome, InferenceRequest::Outcome::Ok);
+  batcher.shutdown();
+  EXPECT_EQ(batcher.queued_items(), 0u);
+}
+
+// Items waiting for the after stage are skipped once their client has gone or their
+// deadline has passed, as they are before the model.
+TEST_F(BatcherTest, AfterStagesSkipCancelledAndTimedOutRequests) {
+  for (const auto outcome : {InferenceRequest::Outcome::Cancelled, InferenceRequest::Outcome::TimedOut}) {
+    Gate gate;
+    TaggingKind kind(&gate);
+    Batcher batcher(scorer, {.after_threads = 1});
+    // "hold" occupies the one after thread; the request's second item waits behind it.
+    auto r = tagged_request(kind, {"hold", "北京市朝阳区建国路88号"});
+    auto f = submit(batcher, r);
+    ASSERT_EQ(gate.entered.get_future().wait_for(60s), std::future_status::ready);
+    if (outcome == InferenceRequest::Outcome::Cancelled) {
+      r->cancelled = true;
+    } else {
+      r->deadline = Clock::now();
+    }
+    gate.open.set_value();
+    EXPECT_EQ(wait(f)->outcome, outcome);
+    batcher.shutdown();
+    EXPECT_EQ(batcher.queued_items(), 0u);
+    EXPECT_EQ(r->results[1], "");  // skipped, never tagged
+  }
+}
+
+// A kind's request must be its own type, and a request needs a kind.
+TEST_F(BatcherTest, AKindRefusesARequestItCannotServe) {
+  TaggingKind kind;
+  Batcher batcher(scorer, {});
+  auto plain = std::make_shared<InferenceRequest>();
+  plain->kind = &kind;
+  plain->first = {"杭州"};
+  EXPECT_THROW(batcher.submit(plain), std::bad_cast);
+  plain->kind = nullptr;
+  EXPECT_THROW(batcher.submit(plain), Error);
+  EXPECT_EQ(batcher.queued_items(), 0u);
 }
 
 // With the shipped model's match head: a pair padded with invisible characters is the

@@ -18,7 +18,7 @@ TEST(ServeApi, ParsesMatchEmbedAndKServe) {
   EXPECT_EQ(m.first, (std::vector<std::string>{"北京", "a"}));
   EXPECT_EQ(m.second, (std::vector<std::string>{"上海", "b"}));
   auto e = std::get<ParsedRequest>(parse_request(Endpoint::Embed, R"({"addresses":["杭州"]})", 8));
-  EXPECT_EQ(e.kind, runtime::InferenceRequest::Kind::Embed);
+  EXPECT_EQ(e.first, (std::vector<std::string>{"杭州"}));
   auto k = std::get<ParsedRequest>(parse_request(Endpoint::KServeInfer,
       R"({"id":"7","inputs":[{"name":"addr1","datatype":"BYTES","shape":[2],"data":["a","b"]},
                               {"name":"addr2","datatype":"BYTES","shape":[2],"data":["c","d"]}]})", 8));
@@ -54,6 +54,25 @@ TEST(ServeApi, StatusForEveryKindOfBadInput) {
   EXPECT_EQ(error_of(Endpoint::KServeInfer,
                      R"({"inputs":[{"name":"addr1","data":["a"]},{"name":"addr2","data":["b","c"]}]})").status, 400);
   EXPECT_EQ(error_of(Endpoint::KServeInfer, R"({"inputs":[{"name":"addr1","datatype":"FP32","data":[1]}]})").status, 400);
+}
+
+TEST(ServeApi, ParsesSearchWithItsDefaults) {
+  auto plain = std::get<ParsedRequest>(parse_request(Endpoint::Search, R"({"queries":["杭州","北京"]})", 8));
+  EXPECT_EQ(plain.first, (std::vector<std::string>{"杭州", "北京"}));
+  EXPECT_EQ(plain.search.k, index::SearchOptions{}.k);
+  EXPECT_EQ(plain.search.rerank, index::SearchOptions{}.rerank);
+  EXPECT_EQ(plain.search.region, "");
+  auto full = std::get<ParsedRequest>(
+      parse_request(Endpoint::Search, R"({"queries":["杭州"],"k":3,"rerank":0,"region":"北京市"})", 8));
+  EXPECT_EQ(full.search.k, 3u);
+  EXPECT_EQ(full.search.rerank, 0u);
+  EXPECT_EQ(full.search.region, "北京市");
+  EXPECT_TRUE(std::get<ParsedRequest>(parse_request(Endpoint::Search, R"({"queries":[]})", 8)).first.empty());
+  EXPECT_EQ(error_of(Endpoint::Search, R"({"queries":["a","b","c"]})", 2).status, 413);
+  EXPECT_EQ(error_of(Endpoint::Search, R"({"queries":["a"],"k":1.5})").status, 400);
+  EXPECT_EQ(error_of(Endpoint::Search, R"({"queries":["a"],"k":10001})").status, 400);
+  EXPECT_EQ(error_of(Endpoint::Search, R"({"queries":["a"],"region":" "})").status, 400);
+  EXPECT_EQ(inference_endpoint("/v1/search"), Endpoint::Search);
 }
 
 TEST(ServeApi, ErrorBodyIsJsonWithType) {

@@ -11,8 +11,10 @@
 #include <thread>
 
 #include "geoalign/matcher.h"
+#include "index/address_index.h"
 #include "loadtest/load_generator.h"
 #include "serve/http_server.h"
+#include "serve/search_kind.h"
 #include "support/http_client.h"
 #include "support/raw_client.h"
 #include "support/temp_dir.h"
@@ -26,10 +28,10 @@ using nlohmann::json;
 class RunningServer {
  public:
   explicit RunningServer(runtime::BatcherOptions batching = {}, ServerOptions options = {}, bool ready = true,
-                         const std::filesystem::path& model = fixture_model())
+                         const std::filesystem::path& model = fixture_model(), const SearchKind* search = nullptr)
       : scorer_(model::ModelFolder::load(model)), batcher_(scorer_, batching, &metrics_) {
     options.port = 0;
-    server_ = std::make_unique<Server>(scorer_, batcher_, metrics_, options);
+    server_ = std::make_unique<Server>(scorer_, batcher_, metrics_, options, search);
     port_ = server_->listen();
     server_->set_ready(ready);
     thread_ = std::thread([this] { server_->run(); });
@@ -515,6 +517,152 @@ TEST(ServeHttp, MatchHeadAnswersNoisyTextAsCleanTextAndTheCacheStaysRight) {
     EXPECT_NEAR(r["probabilities"]["exact_match"].get<float>(), want.p_exact_match, 1e-5);
     EXPECT_NEAR(r["probabilities"]["not_match"].get<float>(), want.p_not_match, 1e-5);
   }
+}
+
+// /v1/search over a small index built here with the shipped model (the fixture model
+// has no parser), served beside /v1/match by the same batcher.
+class ServeSearch : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    const auto model = index::AddressModel::load(shipped(), Precision::FP32);
+    index::AddressIndex ix(shipped(), *model);
+    ix.add(*model, {{"hz1", "杭州市西湖区文三路478号华星科技大厦"},
+                    {"hz2", "杭州市西湖区文三路90号东部软件园"},
+                    {"bj1", "北京市朝阳区建国路88号SOHO现代城"},
+                    {"bj2", "北京市海淀区中关村大街27号"},
+                    {"sz1", "深圳市南山区科技园科苑路15号"}});
+    ix.save(*dir_ / "ix");
+    search_ = SearchKind::open(*dir_ / "ix", shipped(), Precision::FP32).release();
+  }
+  static void TearDownTestSuite() {
+    delete search_;
+    delete dir_;
+  }
+  static std::filesystem::path shipped() { return source_dir() / "models/default"; }
+  static RunningServer* start(runtime::BatcherOptions batching = {}, ServerOptions options = {}) {
+    return new RunningServer(batching, options, true, shipped(), search_);
+  }
+
+  static TempDir* dir_;
+  static SearchKind* search_;
+};
+TempDir* ServeSearch::dir_ = nullptr;
+SearchKind* ServeSearch::search_ = nullptr;
+
+std::vector<std::string> result_ids(const json& query_results) {
+  std::vector<std::string> ids;
+  for (const auto& hit : query_results["results"]) ids.push_back(hit["id"]);
+  return ids;
+}
+
+TEST_F(ServeSearch, FindsEachQuerysPlaceFirstInQueryOrder) {
+  std::unique_ptr<RunningServer> server(start());
+  const std::vector<std::string> queries = {"文三路478号华星大厦", "北京朝阳建国路88号", "\u200B深圳 南山科苑路15号"};
+  const auto r = server->post("/v1/search", json{{"queries", queries}, {"k", 3}}.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  const auto results = json::parse(r.body)["results"];
+  ASSERT_EQ(results.size(), 3u);
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    EXPECT_EQ(results[q]["query"], queries[q]);
+    EXPECT_LE(results[q]["results"].size(), 3u);
+  }
+  EXPECT_EQ(result_ids(results[0]).at(0), "hz1");
+  EXPECT_EQ(result_ids(results[1]).at(0), "bj1");
+  EXPECT_EQ(result_ids(results[2]).at(0), "sz1");
+  EXPECT_TRUE(results[0]["results"][0].contains("label"));
+  EXPECT_EQ(results[0]["results"][0]["text"], "杭州市西湖区文三路478号华星科技大厦");
+  // The same answers as `geoalign search`: the batcher's embeddings are the index model's.
+  const auto model = index::AddressModel::load(shipped(), Precision::FP32);
+  const auto ix = index::AddressIndex::open(*dir_ / "ix");
+  const index::Searcher searcher(ix, *model);
+  index::SearchOptions options;
+  options.k = 3;
+  const auto want = searcher.search(queries, options);
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    ASSERT_EQ(results[q]["results"].size(), want[q].size());
+    for (std::size_t k = 0; k < want[q].size(); ++k) {
+      EXPECT_EQ(results[q]["results"][k]["id"], ix.id(want[q][k].record));
+      EXPECT_NEAR(results[q]["results"][k]["score"].get<float>(), want[q][k].score, 1e-4);
+    }
+  }
+  // Counted by endpoint; /v1/match still works beside it.
+  EXPECT_EQ(server->post("/v1/match", match_body(2)).status, 200);
+  EXPECT_NE(server->get("/metrics").body.find("geoalign_requests_total{endpoint=\"/v1/search\",code=\"200\"} 1"),
+            std::string::npos);
+}
+
+TEST_F(ServeSearch, RegionAndRerankOptions) {
+  std::unique_ptr<RunningServer> server(start());
+  const auto r = server->post("/v1/search", R"({"queries": ["文三路478号华星大厦"], "region": "北京市"})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  const auto ids = result_ids(json::parse(r.body)["results"][0]);
+  EXPECT_FALSE(ids.empty());
+  for (const auto& id : ids) EXPECT_EQ(id.substr(0, 2), "bj");
+  // Without rerank the fused order comes back, and no label.
+  const auto plain = server->post("/v1/search", R"({"queries": ["文三路478号华星大厦"], "rerank": 0, "k": 2})");
+  ASSERT_EQ(plain.status, 200) << plain.body;
+  const auto hits = json::parse(plain.body)["results"][0]["results"];
+  ASSERT_EQ(hits.size(), 2u);
+  EXPECT_FALSE(hits[0].contains("label"));
+  const auto unknown = server->post("/v1/search", R"({"queries": ["杭州"], "region": "不存在的地方"})");
+  EXPECT_EQ(unknown.status, 400);
+  EXPECT_NE(json::parse(unknown.body)["error"].get<std::string>().find("region"), std::string::npos) << unknown.body;
+}
+
+TEST_F(ServeSearch, BadRequestsNameTheirField) {
+  std::unique_ptr<RunningServer> server(start());
+  const auto error = [&](const std::string& body) {
+    const auto r = server->post("/v1/search", body);
+    return std::to_string(r.status) + " " + json::parse(r.body).value("error", "");
+  };
+  EXPECT_EQ(error("{\"queries\": ["), "400 request body is not valid JSON (byte 14)");
+  EXPECT_EQ(error("{}"), "400 missing field \"queries\"");
+  EXPECT_EQ(error(R"({"queries": "杭州"})"), "400 \"queries\" must be an array of strings");
+  EXPECT_EQ(error(R"({"queries": ["杭州", 3]})"), "400 queries[1] must be a string");
+  EXPECT_EQ(error(R"({"queries": ["杭州", " \u200B"]})"), "422 queries[1] is empty");
+  EXPECT_EQ(error(R"({"queries": ["杭州"], "k": 0})"), "400 \"k\" must be an integer from 1 to 10000");
+  EXPECT_EQ(error(R"({"queries": ["杭州"], "k": "3"})"), "400 \"k\" must be an integer from 1 to 10000");
+  EXPECT_EQ(error(R"({"queries": ["杭州"], "rerank": -1})"), "400 \"rerank\" must be an integer from 0 to 10000");
+  EXPECT_EQ(error(R"({"queries": ["杭州"], "region": 11})"), "400 \"region\" must name a province, city or district");
+  // No queries, no results.
+  const auto empty = server->post("/v1/search", R"({"queries": []})");
+  EXPECT_EQ(empty.status, 200);
+  EXPECT_EQ(json::parse(empty.body), json::parse(R"({"results": []})"));
+}
+
+TEST_F(ServeSearch, QueueLimitsAndTimeoutsAsForMatch) {
+  runtime::BatcherOptions batching;
+  batching.max_queue = 4;
+  ServerOptions options;
+  options.timeout = std::chrono::milliseconds(20000);
+  std::unique_ptr<RunningServer> server(start(batching, options));
+  const std::string three = R"({"queries": ["杭州文三路", "北京建国路", "深圳科苑路"]})";
+  const auto too_many = server->post("/v1/search", R"({"queries": ["a", "b", "c", "d", "e"]})");
+  EXPECT_EQ(too_many.status, 413);
+  EXPECT_EQ(json::parse(too_many.body)["type"], "too_large");
+  server->batcher().pause();
+  auto waiting = std::async(std::launch::async, [&] { return server->post("/v1/search", three); });
+  ASSERT_TRUE(wait_for([&] { return server->metrics().queue_depth.load() == 3; }));
+  const auto full = server->post("/v1/search", R"({"queries": ["杭州", "北京"]})");
+  EXPECT_EQ(full.status, 429);
+  EXPECT_EQ(full.retry_after, "1");
+  server->batcher().resume();
+  EXPECT_EQ(waiting.get().status, 200);
+
+  ServerOptions short_timeout;
+  short_timeout.timeout = std::chrono::milliseconds(50);
+  std::unique_ptr<RunningServer> slow(start({}, short_timeout));
+  slow->batcher().pause();
+  EXPECT_EQ(slow->post("/v1/search", three).status, 504);
+  slow->batcher().resume();
+}
+
+TEST(ServeHttp, SearchWithoutAnIndexSaysHowToStartOne) {
+  RunningServer server;
+  const auto r = server.post("/v1/search", R"({"queries": ["杭州"]})");
+  EXPECT_EQ(r.status, 404);
+  EXPECT_NE(json::parse(r.body)["error"].get<std::string>().find("--index"), std::string::npos) << r.body;
 }
 
 }  // namespace

@@ -16,5 +16,9 @@ void adopt_num_threads();
 // make every parallel region of the model's thread sleep and wake its workers through
 // the kernel (about twice the batch-1 latency on 2 cores).
 void release_idle_threads();
+// Runs the calling thread's parallel regions on that thread alone, for a thread that
+// works beside the model's (the batcher's after-model threads): a second team of OpenMP
+// workers would slow every parallel region of the model, as above.
+void run_serially_on_this_thread();
 
 }  // namespace geoalign

@@ -9,7 +9,7 @@
 #include "cli/input_file.h"
 #include "cli/line_reader.h"
 #include "cli/stopwatch.h"
-#include "index/searcher.h"
+#include "index/search_json.h"
 
 namespace geoalign::cli {
 
@@ -24,13 +24,7 @@ double percentile(std::vector<double> v, double q) {
 void write_results(std::span<const std::string> queries, const std::vector<std::vector<index::SearchHit>>& results,
                    const index::AddressIndex& ix) {
   for (std::size_t q = 0; q < queries.size(); ++q) {
-    nlohmann::json hits = nlohmann::json::array();
-    for (const auto& h : results[q]) {
-      nlohmann::json hit = {{"id", ix.id(h.record)}, {"text", ix.text(h.record)}, {"score", h.score}};
-      if (h.match) hit["label"] = h.match->label;
-      hits.push_back(std::move(hit));
-    }
-    const nlohmann::json line = {{"query", queries[q]}, {"results", std::move(hits)}};
+    const nlohmann::json line = index::search_result_json(ix, queries[q], results[q]);
     std::puts(line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   }
   std::fflush(stdout);

@@ -12,6 +12,7 @@
 #include "model/model_folder.h"
 #include "model/precision.h"
 #include "serve/http_server.h"
+#include "serve/search_kind.h"
 
 namespace geoalign::cli {
 
@@ -27,21 +28,29 @@ void raise_open_file_limit() {
   }
 }
 
+// Waits for one request through the batcher; throws when it fails.
+void run_to_end(runtime::Batcher& batcher, const std::shared_ptr<runtime::InferenceRequest>& request) {
+  std::promise<void> finished;
+  request->done = [&finished](runtime::InferenceRequest&) { finished.set_value(); };
+  if (!batcher.submit(request)) throw Error("warm-up could not be queued");
+  finished.get_future().wait();
+  if (request->outcome != runtime::InferenceRequest::Outcome::Ok) throw Error("warm-up failed: " + request->error);
+}
+
 // Runs a few batches of every size class through the model before readiness, so the
-// first real requests do not pay for first-touch allocation and primitive creation.
-void warm_up(runtime::Batcher& batcher) {
+// first real requests do not pay for first-touch allocation and primitive creation, and
+// one search through every stage when there is an index.
+void warm_up(runtime::Batcher& batcher, const serve::SearchKind* search) {
   for (std::size_t n : {std::size_t{1}, batcher.options().max_batch_size}) {
     auto request = std::make_shared<runtime::InferenceRequest>();
+    request->kind = &runtime::match_kind();
     for (std::size_t i = 0; i < n; ++i) {
       request->first.push_back("浙江省杭州市西湖区文三路478号华星科技大厦" + std::to_string(i));
       request->second.push_back("杭州文三路478号华星大厦" + std::to_string(i));
     }
-    std::promise<void> finished;
-    request->done = [&finished](runtime::InferenceRequest&) { finished.set_value(); };
-    if (!batcher.submit(request)) throw Error("warm-up could not be queued");
-    finished.get_future().wait();
-    if (request->outcome != runtime::InferenceRequest::Outcome::Ok) throw Error("warm-up failed: " + request->error);
+    run_to_end(batcher, request);
   }
+  if (search) run_to_end(batcher, search->make_request({"浙江省杭州市西湖区文三路478号"}, {}));
 }
 
 }  // namespace
@@ -49,6 +58,7 @@ void warm_up(runtime::Batcher& batcher) {
 int run_serve(int argc, char** argv, int first) {
   Args args("serve",
             {{"model", true, "model folder in Hugging Face layout", "models/default"},
+             {"index", true, "index folder (geoalign index build) for POST /v1/search, built with --model's weights", ""},
              {"host", true, "address to listen on", "127.0.0.1"},
              {"port", true, "port to listen on (0 = any free port)", "8080"},
              {"max-batch-size", true, "pairs per batch at most", "64"},
@@ -64,12 +74,14 @@ int run_serve(int argc, char** argv, int first) {
              {"drain-timeout-ms", true, "on SIGTERM, wait this long for open connections, then exit anyway (0 = for ever)", "25000"},
              {"cache-size", true, "pair results kept in an LRU cache (0 = off)", "0"},
              {"threads", true, "model threads, 0 = one per core", "0"},
+             {"search-threads", true, "threads for search's lookup and rerank, 0 = one per core", "0"},
              {"precision", true, "fp32, int8, bf16 or auto (the fastest that keeps fp32 accuracy on this CPU)", "auto"}},
             "");
   args.parse(argc, argv, first);
   if (args.flag("help")) {
-    std::cout << args.usage() << "\nEndpoints: POST /v1/match, POST /v1/embed, KServe v2 (/v2/health/live, "
-                                 "/v2/health/ready, /v2/models/geoalign, /v2/models/geoalign/infer), GET /metrics.\n";
+    std::cout << args.usage()
+              << "\nEndpoints: POST /v1/match, POST /v1/embed, POST /v1/search (with --index), KServe v2\n"
+                 "(/v2/health/live, /v2/health/ready, /v2/models/geoalign, /v2/models/geoalign/infer), GET /metrics.\n";
     return 0;
   }
   if (!args.positional().empty()) throw UsageError("serve takes no positional arguments");
@@ -80,6 +92,7 @@ int run_serve(int argc, char** argv, int first) {
   batching.max_queue_delay = std::chrono::microseconds(args.integer("max-queue-delay-us", 0, 10'000'000));
   batching.max_queue = static_cast<std::size_t>(args.integer("max-queue", 1, 1 << 24));
   batching.cache_size = static_cast<std::size_t>(args.integer("cache-size", 0, 1 << 26));
+  batching.after_threads = static_cast<std::size_t>(args.integer("search-threads", 0, 1024));
   serve::ServerOptions server_options;
   server_options.host = args.value("host");
   server_options.port = static_cast<std::uint16_t>(args.integer("port", 0, 65535));
@@ -99,12 +112,14 @@ int run_serve(int argc, char** argv, int first) {
   set_num_threads(static_cast<int>(args.integer("threads", 0, 1024)));
 
   raise_open_file_limit();
-  const auto precision = model::resolve_precision(parse_precision(args.value("precision")));
-  const runtime::PairScorer scorer(model::ModelFolder::load(args.value("model"), precision));
+  const Precision precision = parse_precision(args.value("precision"));
+  const runtime::PairScorer scorer(model::ModelFolder::load(args.value("model"), model::resolve_precision(precision)));
   scorer.require_classifier();
+  std::unique_ptr<serve::SearchKind> search;
+  if (!args.value("index").empty()) search = serve::SearchKind::open(args.value("index"), args.value("model"), precision);
   serve::Metrics metrics;
   runtime::Batcher batcher(scorer, batching, &metrics);
-  serve::Server server(scorer, batcher, metrics, server_options);
+  serve::Server server(scorer, batcher, metrics, server_options, search.get());
   const std::uint16_t port = server.listen();
   std::fprintf(stderr, "geoalign serve: listening on http://%s:%u (warming up)\n", server_options.host.c_str(), port);
 
@@ -112,7 +127,7 @@ int run_serve(int argc, char** argv, int first) {
   std::atomic<bool> warm_up_failed{false}, serving_ended{false};
   std::thread warm([&] {
     try {
-      warm_up(batcher);
+      warm_up(batcher, search.get());
       server.set_ready(true);
       std::fprintf(stderr, "geoalign serve: ready\n");
     } catch (const std::exception& e) {

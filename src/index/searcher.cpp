@@ -36,6 +36,8 @@ std::string Searcher::region_code(std::string_view name) const {
   return admin.adcode.substr(0, std::min(digits, admin.adcode.size()));
 }
 
+Address Searcher::prepare(std::string_view query) const { return model_.prepare(model_.normalize(query)); }
+
 std::vector<std::vector<SearchHit>> Searcher::search(std::span<const std::string> queries, const SearchOptions& options) const {
   const std::size_t n = queries.size();
   std::vector<Address> prepared(n);
@@ -43,7 +45,7 @@ std::vector<std::vector<SearchHit>> Searcher::search(std::span<const std::string
   cpu::parallel_for_dynamic(static_cast<std::int64_t>(n), 4, [&](std::int64_t i) {
     const auto k = static_cast<std::size_t>(i);
     try {
-      prepared[k] = model_.prepare(model_.normalize(queries[k]));
+      prepared[k] = prepare(queries[k]);
     } catch (const std::exception& e) {
       errors[k] = e.what();
     }

@@ -31,6 +31,10 @@ struct SearchHit {
 // candidates, reciprocal-rank fusion merges them (each list ranks what the other misses:
 // a shared rare bigram, or a paraphrase with no characters in common), and the pair
 // scorer reranks the best fused ones. Thread-safe.
+//
+// search() runs every stage for many queries. A caller that embeds queries elsewhere (the
+// server, in its model batches) runs the stages itself: prepare each query, embed its
+// text with the index's model, then search_one.
 class Searcher {
  public:
   Searcher(const AddressIndex& index, const AddressModel& model) : index_(index), model_(model) {}
@@ -38,12 +42,18 @@ class Searcher {
   // One result list per query, in query order. Throws Error naming the query on bad input.
   std::vector<std::vector<SearchHit>> search(std::span<const std::string> queries, const SearchOptions& options) const;
 
+  // A query as the later stages read it: normalized and parsed. Throws Error on bad input.
+  Address prepare(std::string_view query) const;
+  // One query's results; `vector` is the embedding of query.text by the index's model.
+  std::vector<SearchHit> search_one(const Address& query, std::span<const float> vector, const SearchOptions& options) const;
+
   // The adcode prefix of a region name (北京市, 南山区): what SearchOptions::region takes.
   // Throws Error when the gazetteer does not know it or it is ambiguous.
   std::string region_code(std::string_view name) const;
 
+  const AddressIndex& index() const { return index_; }
+
  private:
-  std::vector<SearchHit> search_one(const Address& query, std::span<const float> vector, const SearchOptions& options) const;
   const AddressIndex& index_;
   const AddressModel& model_;
 };

@@ -17,38 +17,37 @@ constexpr std::size_t kTokenizeSlice = 64;
 
 double seconds_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
+const RequestKind& kind_of(const BatchItem& item) { return *item.request->kind; }
+
 }  // namespace
 
 Batcher::Batcher(const PairScorer& scorer, BatcherOptions options, BatchObserver* observer)
-    : scorer_(scorer), options_(options), observer_(observer), cache_(options.cache_size) {
+    : scorer_(scorer), options_(options), observer_(observer), cache_(options.cache_size),
+      context_{scorer_, cache_, observer_} {
   if (options_.max_batch_size == 0) throw Error("max_batch_size must be at least 1");
   if (options_.max_batch_tokens == 0) options_.max_batch_tokens = options_.max_batch_size * scorer_.max_length();
   if (options_.max_batch_tokens < scorer_.max_length()) {
     throw Error("max_batch_tokens (" + std::to_string(options_.max_batch_tokens) +
                 ") must hold at least one full-length pair (" + std::to_string(scorer_.max_length()) + " tokens)");
   }
+  if (options_.after_threads == 0) options_.after_threads = std::max(1u, std::thread::hardware_concurrency());
   release_idle_threads();  // the model thread becomes the one thread with OpenMP workers
   tokenizer_thread_ = std::thread([this] { tokenizer_loop(); });
   model_thread_ = std::thread([this] { model_loop(); });
+  for (std::size_t i = 0; i < options_.after_threads; ++i) after_threads_.emplace_back([this] { after_loop(); });
 }
 
 Batcher::~Batcher() { shutdown(); }
 
 bool Batcher::submit(const std::shared_ptr<InferenceRequest>& request) {
-  if (request->kind == InferenceRequest::Kind::Match && request->second.size() != request->first.size()) {
-    throw Error("a match request needs as many second addresses as first ones");
-  }
+  if (request->kind == nullptr) throw Error("a request needs a kind");
   const std::size_t n = request->size();
   {
     std::lock_guard lock(mutex_);
     if (stopping_) return false;
     if (queued_.load() + n > options_.max_queue) return false;
+    request->kind->accept(*request);
     queued_ += n;
-    if (request->kind == InferenceRequest::Kind::Match) {
-      request->matches.resize(n);
-    } else {
-      request->vectors.resize(n);
-    }
     request->remaining = n;
     if (n > 0) inbox_.push_back(request);
   }
@@ -69,8 +68,11 @@ void Batcher::shutdown() {
   }
   inbox_ready_.notify_all();
   items_ready_.notify_all();
+  // Each thread ends once the one before it has ended and its own queue is empty.
   if (tokenizer_thread_.joinable()) tokenizer_thread_.join();
   if (model_thread_.joinable()) model_thread_.join();
+  for (auto& t : after_threads_) t.join();
+  after_threads_.clear();
 }
 
 void Batcher::pause() {
@@ -107,28 +109,23 @@ void Batcher::finish_item(InferenceRequest& request) {
   if (request.remaining.fetch_sub(1) == 1) finish_request(request, InferenceRequest::Outcome::Ok, "");
 }
 
-// The next slice of a request as model-queue items; cache hits are answered on the spot.
-// On an exception, `items` holds those made before the bad one.
-void Batcher::tokenize_slice(const std::shared_ptr<InferenceRequest>& owner, std::vector<Item>& items,
-                             std::size_t& tokens) {
+// The item's request fails; its other items are skipped wherever they wait.
+void Batcher::fail_item(BatchItem& item, const std::string& error) {
+  --queued_;
+  finish_request(*item.request, InferenceRequest::Outcome::Failed, error);
+}
+
+// The next slice of a request as model-queue items; items its kind answers at once are
+// finished here. On an exception, `items` holds those made before the bad one.
+void Batcher::prepare_slice(const std::shared_ptr<InferenceRequest>& owner, std::vector<BatchItem>& items,
+                            std::size_t& tokens) {
   InferenceRequest& request = *owner;
-  const bool match = request.kind == InferenceRequest::Kind::Match;
   const std::size_t end = std::min(request.size(), request.tokenized + kTokenizeSlice);
   for (std::size_t& i = request.tokenized; i < end; ++i) {
-    Item item{owner, i, {}, {}, {}, Clock::now()};
-    if (match) {
-      item.text = scorer_.normalize(request.first[i], request.second[i]);
-      item.cache_key = PairScorer::cache_key(item.text);
-      if (auto hit = cache_.get(item.cache_key)) {
-        if (observer_) observer_->on_cache_lookup(true);
-        request.matches[i] = std::move(*hit);
-        finish_item(request);
-        continue;
-      }
-      if (observer_ && options_.cache_size > 0) observer_->on_cache_lookup(false);
-      item.input = scorer_.tokenize(item.text);
-    } else {
-      item.input = scorer_.encode_address(request.first[i]);
+    BatchItem item{owner, i, {}, {}, Clock::now()};
+    if (!request.kind->prepare(item, context_)) {
+      finish_item(request);
+      continue;
     }
     tokens += item.input.input_ids.size();
     items.push_back(std::move(item));
@@ -151,11 +148,11 @@ void Batcher::tokenizer_loop() {
       tokenizing_ = true;
     }
     const std::size_t first = request->tokenized;
-    std::vector<Item> items;
+    std::vector<BatchItem> items;
     std::size_t tokens = 0;
     std::optional<std::string> error;
     try {
-      tokenize_slice(request, items, tokens);
+      prepare_slice(request, items, tokens);
     } catch (const std::exception& e) {
       error = e.what();
     }
@@ -173,7 +170,7 @@ void Batcher::tokenizer_loop() {
         auto lane = std::find_if(lanes_.begin(), lanes_.end(), [&](const Lane& l) {
           return first > 0 && !l.items.empty() && l.items.front().request == request;
         });
-        if (lane == lanes_.end()) lane = lanes_.insert(lanes_.end(), Lane{request->kind, {}});
+        if (lane == lanes_.end()) lane = lanes_.insert(lanes_.end(), Lane{request->kind->pass(), {}});
         for (auto& item : items) lane->items.push_back(std::move(item));
         lane_items_ += items.size();
         queued_tokens_ += tokens;
@@ -185,7 +182,7 @@ void Batcher::tokenizer_loop() {
   }
 }
 
-bool Batcher::should_skip(Item& item, Clock::time_point now) {
+bool Batcher::should_skip(BatchItem& item, Clock::time_point now) {
   InferenceRequest& r = *item.request;
   if (r.finished.load()) return true;
   if (r.cancelled.load()) {
@@ -199,15 +196,15 @@ bool Batcher::should_skip(Item& item, Clock::time_point now) {
   return false;
 }
 
-// Takes items of the oldest lane's kind from every lane of that kind in turn. Called with
-// the mutex held.
-void Batcher::take_batch(std::vector<Item>& batch) {
-  const auto kind = lanes_.front().kind;
+// Takes items of the oldest lane's model pass from every lane with that pass in turn.
+// Called with the mutex held.
+void Batcher::take_batch(std::vector<BatchItem>& batch) {
+  const ModelPass pass = lanes_.front().pass;
   std::size_t tokens = 0;
   for (bool progress = true; progress && batch.size() < options_.max_batch_size;) {
     progress = false;
     for (auto& lane : lanes_) {
-      if (lane.kind != kind || lane.items.empty()) continue;
+      if (lane.pass != pass || lane.items.empty()) continue;
       const std::size_t t = lane.items.front().input.input_ids.size();
       if (tokens + t > options_.max_batch_tokens) continue;  // a shorter item of another lane may fit
       tokens += t;
@@ -225,14 +222,18 @@ void Batcher::take_batch(std::vector<Item>& batch) {
 void Batcher::model_loop() {
   adopt_num_threads();  // --threads was set on another thread
   model::BertModel::Workspace ws;
-  std::vector<Item> batch;
+  std::vector<BatchItem> batch;
   for (;;) {
     batch.clear();
     {
       std::unique_lock lock(mutex_);
       for (;;) {
         if (lane_items_ == 0) {
-          if (tokenizer_done_) return;
+          if (tokenizer_done_) {
+            model_done_ = true;
+            after_ready_.notify_all();
+            return;
+          }
           items_ready_.wait(lock);
           continue;
         }
@@ -259,15 +260,17 @@ void Batcher::model_loop() {
   }
 }
 
-// Parses and compares the batch's pairs over every core; a pair that fails fails its
+// The kinds' batch-time input work over every core; an item that fails fails its
 // request alone.
-void Batcher::compare_stage(std::vector<Item*>& live) {
-  if (!scorer_.compares()) return;
+void Batcher::complete_stage(std::vector<BatchItem*>& live) {
+  const auto completes = [&](const BatchItem* item) { return kind_of(*item).completes(context_); };
+  if (std::none_of(live.begin(), live.end(), completes)) return;
   std::vector<std::optional<std::string>> errors(live.size());
   cpu::parallel_for_dynamic(static_cast<std::int64_t>(live.size()), 4, [&](std::int64_t i) {
     const auto k = static_cast<std::size_t>(i);
+    if (!completes(live[k])) return;
     try {
-      scorer_.compare(live[k]->text, live[k]->input);
+      kind_of(*live[k]).complete(*live[k], context_);
     } catch (const std::exception& e) {
       errors[k] = e.what();
     }
@@ -275,20 +278,35 @@ void Batcher::compare_stage(std::vector<Item*>& live) {
   std::size_t kept = 0;
   for (std::size_t k = 0; k < live.size(); ++k) {
     if (errors[k]) {
-      --queued_;
-      finish_request(*live[k]->request, InferenceRequest::Outcome::Failed, *errors[k]);
+      fail_item(*live[k], *errors[k]);
     } else if (!live[k]->request->finished.load()) {
       live[kept++] = live[k];
     } else {
-      --queued_;  // its request failed through another of its pairs
+      --queued_;  // its request failed through another of its items
     }
   }
   live.resize(kept);
 }
 
-void Batcher::run_batch(std::vector<Item>& batch, model::BertModel::Workspace& ws) {
+std::vector<ModelOutput> Batcher::run_model(ModelPass pass, std::span<const text::EncodedInput* const> inputs,
+                                            model::BertModel::Workspace& ws) const {
+  std::vector<ModelOutput> outputs;
+  outputs.reserve(inputs.size());
+  if (pass == ModelPass::Classify) {
+    std::vector<MatchResult> results;
+    scorer_.classify(inputs, ws, results);
+    for (auto& r : results) outputs.emplace_back(std::move(r));
+  } else {
+    std::vector<std::vector<float>> vectors;
+    scorer_.embed(inputs, ws, vectors);
+    for (auto& v : vectors) outputs.emplace_back(std::move(v));
+  }
+  return outputs;
+}
+
+void Batcher::run_batch(std::vector<BatchItem>& batch, model::BertModel::Workspace& ws) {
   const auto start = Clock::now();
-  std::vector<Item*> live;
+  std::vector<BatchItem*> live;
   for (auto& item : batch) {
     if (should_skip(item, start)) {
       --queued_;
@@ -298,35 +316,65 @@ void Batcher::run_batch(std::vector<Item>& batch, model::BertModel::Workspace& w
     live.push_back(&item);
   }
   if (live.empty()) return;
-  const bool match = live.front()->request->kind == InferenceRequest::Kind::Match;
   try {
-    if (match) compare_stage(live);
+    complete_stage(live);
     if (live.empty()) return;
     std::vector<const text::EncodedInput*> inputs;
-    for (Item* item : live) inputs.push_back(&item->input);
-    if (match) {
-      std::vector<MatchResult> results;
-      scorer_.classify(inputs, ws, results);
-      for (std::size_t k = 0; k < live.size(); ++k) {
-        cache_.put(live[k]->cache_key, results[k]);
-        live[k]->request->matches[live[k]->index] = std::move(results[k]);
-      }
-    } else {
-      std::vector<std::vector<float>> vectors;
-      scorer_.embed(inputs, ws, vectors);
-      for (std::size_t k = 0; k < live.size(); ++k) live[k]->request->vectors[live[k]->index] = std::move(vectors[k]);
-    }
+    for (BatchItem* item : live) inputs.push_back(&item->input);
+    std::vector<ModelOutput> outputs = run_model(kind_of(*live.front()).pass(), inputs, ws);
+    for (std::size_t k = 0; k < live.size(); ++k) kind_of(*live[k]).store(*live[k], std::move(outputs[k]), context_);
   } catch (const std::exception& e) {
-    for (Item* item : live) {
-      --queued_;
-      finish_request(*item->request, InferenceRequest::Outcome::Failed, e.what());
-    }
+    for (BatchItem* item : live) fail_item(*item, e.what());
     return;
   }
   std::size_t tokens = 0;
-  for (Item* item : live) tokens += item->input.input_ids.size();
+  for (BatchItem* item : live) tokens += item->input.input_ids.size();
   if (observer_) observer_->on_batch(live.size(), tokens, seconds_between(start, Clock::now()));
-  for (Item* item : live) finish_item(*item->request);
+  std::vector<BatchItem*> handed_on;
+  for (BatchItem* item : live) {
+    if (kind_of(*item).has_after_stage()) {
+      handed_on.push_back(item);
+    } else {
+      finish_item(*item->request);
+    }
+  }
+  if (handed_on.empty()) return;
+  {
+    std::lock_guard lock(mutex_);
+    for (BatchItem* item : handed_on) after_queue_.push_back(std::move(*item));
+  }
+  after_ready_.notify_all();
+}
+
+// Runs after-model stages in the order items left the model; one that throws fails its
+// request alone.
+void Batcher::after_loop() {
+  run_serially_on_this_thread();
+  for (;;) {
+    BatchItem item;
+    {
+      std::unique_lock lock(mutex_);
+      after_ready_.wait(lock, [&] { return model_done_ || !after_queue_.empty(); });
+      if (after_queue_.empty()) return;
+      item = std::move(after_queue_.front());
+      after_queue_.pop_front();
+    }
+    if (should_skip(item, Clock::now())) {
+      --queued_;
+      continue;
+    }
+    std::optional<std::string> error;
+    try {
+      kind_of(item).after(item);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    if (error) {
+      fail_item(item, *error);
+    } else {
+      finish_item(*item.request);
+    }
+  }
 }
 
 }  // namespace geoalign::runtime

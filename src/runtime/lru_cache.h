@@ -13,6 +13,7 @@ template <typename Value>
 class LruCache {
  public:
   explicit LruCache(std::size_t capacity) : capacity_(capacity) {}
+  bool enabled() const { return capacity_ > 0; }
 
   std::optional<Value> get(const std::string& key) {
     if (capacity_ == 0) return std::nullopt;

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "serve/search_request.h"
 #include "text/unicode.h"
 #include "text/utf8.h"
 
@@ -10,7 +11,9 @@ namespace geoalign::serve {
 namespace {
 
 using nlohmann::json;
-using Kind = runtime::InferenceRequest::Kind;
+
+// Bounds of /v1/search's counts, as `geoalign search` takes them.
+constexpr std::uint64_t kMaxCount = 10000;
 
 ApiError bad(const std::string& message) { return {400, "invalid_request", message}; }
 
@@ -19,6 +22,10 @@ std::optional<ApiError> check_text(const std::string& s, const std::string& wher
   if (text::find_invalid_utf8(s)) return ApiError{422, "invalid_text", where + " is not valid UTF-8"};
   if (text::unicode::is_blank(s)) return ApiError{422, "invalid_text", where + " is empty"};
   return std::nullopt;
+}
+
+ApiError too_large(std::size_t n, const char* what, std::size_t max_items) {
+  return {413, "too_large", std::to_string(n) + " " + what + " in one request; the limit is " + std::to_string(max_items)};
 }
 
 std::optional<ApiError> take_strings(const json& array, const std::string& where, std::vector<std::string>& out) {
@@ -36,11 +43,8 @@ std::variant<ParsedRequest, ApiError> parse_match(const json& body, std::size_t 
   const json& pairs = body["pairs"];
   if (!pairs.is_array()) return bad("\"pairs\" must be an array of [addr1, addr2] arrays");
   if (pairs.empty()) return bad("\"pairs\" is empty");
-  if (pairs.size() > max_items) {
-    return ApiError{413, "too_large", std::to_string(pairs.size()) + " pairs in one request; the limit is " +
-                                          std::to_string(max_items)};
-  }
-  ParsedRequest r{Kind::Match, {}, {}, {}};
+  if (pairs.size() > max_items) return too_large(pairs.size(), "pairs", max_items);
+  ParsedRequest r;
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     const std::string at = "pairs[" + std::to_string(i) + "]";
     const json& p = pairs[i];
@@ -60,12 +64,40 @@ std::variant<ParsedRequest, ApiError> parse_embed(const json& body, std::size_t 
   const json& a = body["addresses"];
   if (!a.is_array()) return bad("\"addresses\" must be an array of strings");
   if (a.empty()) return bad("\"addresses\" is empty");
-  if (a.size() > max_items) {
-    return ApiError{413, "too_large", std::to_string(a.size()) + " addresses in one request; the limit is " +
-                                          std::to_string(max_items)};
-  }
-  ParsedRequest r{Kind::Embed, {}, {}, {}};
+  if (a.size() > max_items) return too_large(a.size(), "addresses", max_items);
+  ParsedRequest r;
   if (auto e = take_strings(a, "addresses", r.first)) return *e;
+  return r;
+}
+
+// An optional count field: absent leaves `value` as it is.
+std::optional<ApiError> take_count(const json& body, const char* name, std::uint64_t min, std::uint64_t max,
+                                   std::size_t& value) {
+  if (!body.contains(name)) return std::nullopt;
+  const json& v = body[name];
+  if (!v.is_number_unsigned() || v.get<std::uint64_t>() < min || v.get<std::uint64_t>() > max) {
+    return bad("\"" + std::string(name) + "\" must be an integer from " + std::to_string(min) + " to " + std::to_string(max));
+  }
+  value = static_cast<std::size_t>(v.get<std::uint64_t>());
+  return std::nullopt;
+}
+
+std::variant<ParsedRequest, ApiError> parse_search(const json& body, std::size_t max_items) {
+  if (!body.contains("queries")) return bad("missing field \"queries\"");
+  const json& queries = body["queries"];
+  if (!queries.is_array()) return bad("\"queries\" must be an array of strings");
+  if (queries.size() > max_items) return too_large(queries.size(), "queries", max_items);
+  ParsedRequest r;
+  if (auto e = take_strings(queries, "queries", r.first)) return *e;
+  if (auto e = take_count(body, "k", 1, kMaxCount, r.search.k)) return *e;
+  if (auto e = take_count(body, "rerank", 0, kMaxCount, r.search.rerank)) return *e;
+  if (body.contains("region")) {
+    const json& region = body["region"];
+    if (!region.is_string() || text::unicode::is_blank(region.get<std::string>())) {
+      return bad("\"region\" must name a province, city or district");
+    }
+    r.search.region = region.get<std::string>();
+  }
   return r;
 }
 
@@ -73,7 +105,7 @@ std::variant<ParsedRequest, ApiError> parse_embed(const json& body, std::size_t 
 // shape [N, 2] holding the pairs row by row.
 std::variant<ParsedRequest, ApiError> parse_kserve(const json& body, std::size_t max_items) {
   if (!body.contains("inputs") || !body["inputs"].is_array()) return bad("missing array field \"inputs\"");
-  ParsedRequest r{Kind::Match, {}, {}, {}};
+  ParsedRequest r;
   if (body.contains("id")) {
     if (!body["id"].is_string()) return bad("\"id\" must be a string");
     r.id = body["id"].get<std::string>();
@@ -92,9 +124,7 @@ std::variant<ParsedRequest, ApiError> parse_kserve(const json& body, std::size_t
     if (name == "addr2") addr2 = &input;
     if (name == "pairs") pairs = &input;
   }
-  auto too_many = [&](std::size_t n) {
-    return ApiError{413, "too_large", std::to_string(n) + " pairs in one request; the limit is " + std::to_string(max_items)};
-  };
+  auto too_many = [&](std::size_t n) { return too_large(n, "pairs", max_items); };
   if (pairs != nullptr) {
     const json& data = (*pairs)["data"];
     // Data may come flat ([a0, b0, a1, b1, ...]) or nested ([[a0, b0], ...]).
@@ -137,6 +167,7 @@ std::optional<Endpoint> inference_endpoint(std::string_view target) {
   if (target == "/v1/match") return Endpoint::Match;
   if (target == "/v1/embed") return Endpoint::Embed;
   if (target == "/v2/models/geoalign/infer") return Endpoint::KServeInfer;
+  if (target == "/v1/search") return Endpoint::Search;
   return std::nullopt;
 }
 
@@ -154,6 +185,7 @@ std::variant<ParsedRequest, ApiError> parse_request(Endpoint endpoint, std::stri
     case Endpoint::Match: return parse_match(parsed, max_items);
     case Endpoint::Embed: return parse_embed(parsed, max_items);
     case Endpoint::KServeInfer: return parse_kserve(parsed, max_items);
+    case Endpoint::Search: return parse_search(parsed, max_items);
   }
   return bad("unknown endpoint");
 }
@@ -167,6 +199,10 @@ std::string render_response(Endpoint endpoint, const ParsedRequest& parsed, cons
   }
   if (endpoint == Endpoint::Embed) {
     return json{{"embeddings", done.vectors}, {"dimension", done.vectors.empty() ? 0 : done.vectors[0].size()}}.dump();
+  }
+  if (endpoint == Endpoint::Search) {
+    const auto& search = dynamic_cast<const SearchRequest&>(done);
+    return json{{"results", search.results}}.dump(-1, ' ', false, json::error_handler_t::replace);
   }
   json labels = json::array(), scores = json::array(), probs = json::array();
   for (const auto& m : done.matches) {

@@ -6,7 +6,8 @@
 #include <variant>
 #include <vector>
 
-#include "runtime/batcher.h"
+#include "index/searcher.h"
+#include "runtime/inference_request.h"
 
 namespace geoalign::serve {
 
@@ -18,12 +19,12 @@ struct ApiError {
   std::string message;
 };
 
-enum class Endpoint { Match, Embed, KServeInfer };
+enum class Endpoint { Match, Embed, KServeInfer, Search };
 
 struct ParsedRequest {
-  runtime::InferenceRequest::Kind kind;
-  std::vector<std::string> first, second;
-  std::string id;  // KServe request id, echoed back
+  std::vector<std::string> first, second;  // pairs, addresses or queries
+  std::string id;                           // KServe request id, echoed back
+  index::SearchOptions search;              // /v1/search's; its region is a name (北京市), not yet a code
 };
 
 // The inference endpoint a request target names, if any.
@@ -31,6 +32,7 @@ std::optional<Endpoint> inference_endpoint(std::string_view target);
 
 // Validates a request body for the endpoint: 400 for malformed JSON, wrong types or
 // missing fields; 422 for empty or invalid text; 413 for more than max_items items.
+// /v1/match and /v1/embed need at least one item; /v1/search answers none with none.
 std::variant<ParsedRequest, ApiError> parse_request(Endpoint endpoint, std::string_view body, std::size_t max_items);
 
 std::string render_response(Endpoint endpoint, const ParsedRequest& parsed, const runtime::InferenceRequest& done);

@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "serve/api.h"
+#include "serve/search_kind.h"
 
 namespace geoalign::serve {
 
@@ -31,8 +32,8 @@ struct PostGate {
 };
 
 struct Server::Impl {
-  Impl(const runtime::PairScorer& s, runtime::Batcher& b, Metrics& m, ServerOptions o)
-      : scorer(s), batcher(b), metrics(m), options(std::move(o)) {
+  Impl(const runtime::PairScorer& s, runtime::Batcher& b, Metrics& m, ServerOptions o, const SearchKind* k)
+      : scorer(s), batcher(b), metrics(m), options(std::move(o)), search(k) {
     gate->io = &io;
   }
   ~Impl() {
@@ -57,6 +58,7 @@ struct Server::Impl {
   runtime::Batcher& batcher;
   Metrics& metrics;
   ServerOptions options;
+  const SearchKind* search;  // null without an index
   std::shared_ptr<PostGate> gate = std::make_shared<PostGate>();
   // Declared before `io`, so they outlive the handlers `io` destroys.
   std::unordered_set<Session*> connections;  // sessions whose socket is open
@@ -81,6 +83,7 @@ constexpr std::size_t kReadChunk = 16 * 1024;
 const char* endpoint_label(const std::string& target) {
   if (target == "/v1/match") return "/v1/match";
   if (target == "/v1/embed") return "/v1/embed";
+  if (target == "/v1/search") return "/v1/search";
   if (target == "/v2/models/geoalign/infer") return "/v2/infer";
   if (target == "/metrics") return "/metrics";
   if (target.rfind("/v2/health", 0) == 0) return "/v2/health";
@@ -230,6 +233,9 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     const std::optional<Endpoint> endpoint = inference_endpoint(target);
     if (!endpoint) return respond_error({404, "not_found", "no such endpoint: " + target});
+    if (endpoint == Endpoint::Search && server_.search == nullptr) {
+      return respond_error({404, "not_found", "/v1/search needs an index: start the server with --index DIR"});
+    }
     if (!post) return not_allowed();
     infer(*endpoint);
   }
@@ -243,10 +249,12 @@ class Session : public std::enable_shared_from_this<Session> {
     auto parsed = parse_request(endpoint, request_.body(), max_items);
     if (auto* error = std::get_if<ApiError>(&parsed)) return respond_error(*error);
     auto parsed_request = std::make_shared<ParsedRequest>(std::move(std::get<ParsedRequest>(parsed)));
-    auto request = std::make_shared<InferenceRequest>();
-    request->kind = parsed_request->kind;
-    request->first = std::move(parsed_request->first);
-    request->second = std::move(parsed_request->second);
+    std::shared_ptr<InferenceRequest> request;
+    try {
+      request = make_request(endpoint, *parsed_request);
+    } catch (const Error& e) {  // a region the gazetteer does not know
+      return respond_error({400, "invalid_request", e.what()});
+    }
     const auto timeout = server_.options.timeout;
     if (timeout.count() > 0) request->deadline = runtime::Clock::now() + timeout;
     // Runs on a batcher thread: hands the result to the I/O thread. It holds the session,
@@ -278,6 +286,17 @@ class Session : public std::enable_shared_from_this<Session> {
       });
     }
     watch_for_hangup();
+  }
+
+  // The batcher's request for a parsed one, of the endpoint's kind. Throws Error for a
+  // search region that names no known place.
+  std::shared_ptr<InferenceRequest> make_request(Endpoint endpoint, ParsedRequest& parsed) const {
+    if (endpoint == Endpoint::Search) return server_.search->make_request(std::move(parsed.first), std::move(parsed.search));
+    auto request = std::make_shared<InferenceRequest>();
+    request->kind = endpoint == Endpoint::Embed ? &runtime::embed_kind() : &runtime::match_kind();
+    request->first = std::move(parsed.first);
+    request->second = std::move(parsed.second);
+    return request;
   }
 
   // While a request is in the batcher, watch the socket: a reset means the client is
@@ -487,8 +506,9 @@ void Server::Impl::finish() {
   work.reset();
 }
 
-Server::Server(const runtime::PairScorer& scorer, runtime::Batcher& batcher, Metrics& metrics, ServerOptions options)
-    : impl_(std::make_unique<Impl>(scorer, batcher, metrics, std::move(options))) {
+Server::Server(const runtime::PairScorer& scorer, runtime::Batcher& batcher, Metrics& metrics, ServerOptions options,
+               const SearchKind* search)
+    : impl_(std::make_unique<Impl>(scorer, batcher, metrics, std::move(options), search)) {
   impl_->embedding_dim = static_cast<std::size_t>(scorer.folder().embedding.dimension());
 }
 

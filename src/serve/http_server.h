@@ -11,6 +11,8 @@
 
 namespace geoalign::serve {
 
+class SearchKind;
+
 // Limits on what the server reads (the body limit is ServerOptions::max_body_bytes).
 inline constexpr std::size_t kMaxHeaderBytes = 16 * 1024;
 
@@ -34,7 +36,9 @@ struct ServerOptions {
 // keep-alive connections cost no threads; all model work happens in the Batcher.
 class Server {
  public:
-  Server(const runtime::PairScorer& scorer, runtime::Batcher& batcher, Metrics& metrics, ServerOptions options);
+  // Without `search` (serve without --index), /v1/search answers 404.
+  Server(const runtime::PairScorer& scorer, runtime::Batcher& batcher, Metrics& metrics, ServerOptions options,
+         const SearchKind* search = nullptr);
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;

@@ -17,6 +17,7 @@
 
 #include "serve/api.h"
 #include "serve/http_server.h"
+#include "serve/search_request.h"
 
 namespace {
 
@@ -41,14 +42,14 @@ void handle(const http::request<http::string_body>& request) {
     return;
   }
   const auto& p = std::get<ParsedRequest>(parsed);
-  if (p.first.empty() || p.first.size() > kMaxItems) std::abort();
-  if (p.kind == geoalign::runtime::InferenceRequest::Kind::Match && p.second.size() != p.first.size()) std::abort();
-  geoalign::runtime::InferenceRequest done;
-  done.kind = p.kind;
+  const bool pairs = *endpoint == Endpoint::Match || *endpoint == Endpoint::KServeInfer;
+  if ((p.first.empty() && *endpoint != Endpoint::Search) || p.first.size() > kMaxItems) std::abort();
+  if (pairs && p.second.size() != p.first.size()) std::abort();
+  SearchRequest done;  // holds what every endpoint renders
   done.first = p.first;
   done.second = p.second;
   done.outcome = geoalign::runtime::InferenceRequest::Outcome::Ok;
-  if (p.kind == geoalign::runtime::InferenceRequest::Kind::Match) {
+  if (pairs) {
     geoalign::MatchResult m;
     m.label = "exact_match";
     m.score = 0.75f;
@@ -57,6 +58,9 @@ void handle(const http::request<http::string_body>& request) {
     done.matches.assign(p.first.size(), m);
   } else {
     done.vectors.assign(p.first.size(), std::vector<float>(4, 0.5f));
+  }
+  for (const auto& query : p.first) {
+    done.results.push_back({{"query", query}, {"results", {{{"id", "1"}, {"text", query}, {"score", 0.5}}}}});
   }
   render_response(*endpoint, p, done);
 }

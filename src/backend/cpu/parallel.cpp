@@ -31,6 +31,8 @@ void release_idle_threads() {
   if (!omp_in_parallel()) omp_pause_resource_all(omp_pause_soft);
 }
 
+void run_serially_on_this_thread() { omp_set_num_threads(1); }
+
 int num_threads() { return omp_get_max_threads(); }
 
 }  // namespace geoalign
