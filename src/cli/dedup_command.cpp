@@ -78,7 +78,7 @@ int run_dedup(int argc, char** argv, int first) {
              {"out", true, "clusters TSV, - for standard output", "-"},
              {"threshold", true, "mean link two clusters need to merge", "0.5"},
              {"merge", true, "what joins two addresses: exact (exact_match) or partial (exact or partial_match)", "exact"},
-             {"neighbours", true, "candidates per address from each of the lexical and vector searches", "10"},
+             {"neighbours", true, "candidates per address from each of the lexical and vector searches", "20"},
              {"explain", true, "write every scored pair inside a cluster to this TSV", ""},
              {"eval", true, "labelled pairs (addr1<TAB>addr2<TAB>label): report pairwise precision, recall, F1", ""},
              {"head", true, "pair scorer: rerank (parses and trees, fast) or match (cross-encoder and match head, as score)", "rerank"},

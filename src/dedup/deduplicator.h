@@ -20,7 +20,7 @@ MergeRule parse_merge_rule(std::string_view name);  // "exact", "partial"
 struct DedupOptions {
   float threshold = 0.5f;  // mean link two clusters need to merge
   MergeRule rule = MergeRule::ExactOrPartial;
-  std::size_t neighbours = 10;  // candidates per address from each of the lexical and vector searches
+  std::size_t neighbours = 20;  // candidates per address from each of the lexical and vector searches
   // Also score every pair (at most kMaxExhaustive addresses) to measure what blocking misses.
   bool exhaustive_check = false;
 };
