@@ -26,8 +26,8 @@ class VectorIndex {
   VectorIndex& operator=(VectorIndex&&) noexcept;
   ~VectorIndex();
 
-  // Appends rows of `dim` floats as records size() .. size() + n - 1; `on_added` (may be
-  // empty) is told how many have been added so far.
+  // Appends rows of `dim` floats as records size() .. size() + n - 1, over every core;
+  // `on_added` (may be empty) is told how many have been added so far, from any thread.
   void add(std::span<const float> rows, const std::function<void(std::size_t)>& on_added = {});
   // The k nearest records (score = inner product), best first. `candidates` is HNSW's ef.
   std::vector<Hit> search(std::span<const float> query, std::size_t k, std::size_t candidates,
