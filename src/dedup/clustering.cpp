@@ -40,9 +40,9 @@ float AverageLinkage::mean_link(std::uint32_t ca, std::uint32_t cb) {
       sum += links[k];
       // Later merges of these clusters look the new pairs up too.
       known_.emplace(key(missing[k].first, missing[k].second), links[k]);
-      on_demand_.push_back({missing[k].first, missing[k].second, links[k]});
     }
     counted += missing.size();
+    on_demand_ += missing.size();
   }
   return counted ? static_cast<float>(sum / static_cast<double>(counted)) : 0.0f;
 }
@@ -66,6 +66,38 @@ std::vector<std::uint32_t> AverageLinkage::run(std::vector<ScoredPair> pairs) {
   std::vector<std::uint32_t> cluster(parent_.size());
   for (std::uint32_t i = 0; i < cluster.size(); ++i) cluster[i] = find(i);
   return cluster;
+}
+
+Entities cluster_entities(std::size_t n, std::span<const PairEvidence> scored, MergeRule rule, float threshold,
+                          const ScorePairs& score_missing) {
+  Entities e;
+  AverageLinkage clustering(n, threshold, [&](std::span<const AddressPair> pairs) {
+    std::vector<PairEvidence> evidence = score_missing(pairs);
+    std::vector<float> links;
+    links.reserve(evidence.size());
+    for (const PairEvidence& p : evidence) links.push_back(link_of(p, rule));
+    e.on_demand.insert(e.on_demand.end(), evidence.begin(), evidence.end());
+    return links;
+  });
+  std::vector<ScoredPair> links;
+  links.reserve(scored.size());
+  for (const PairEvidence& p : scored) links.push_back({p.a, p.b, link_of(p, rule)});
+  e.cluster = clustering.run(std::move(links));
+
+  e.best_match.assign(n, -1);
+  e.best_link.assign(n, 0.0f);
+  auto consider = [&](const PairEvidence& p) {
+    const float l = link_of(p, rule);
+    for (const auto& [x, y] : {std::pair{p.a, p.b}, std::pair{p.b, p.a}}) {
+      if (e.best_match[x] < 0 || l > e.best_link[x]) {
+        e.best_match[x] = y;
+        e.best_link[x] = l;
+      }
+    }
+  };
+  for (const PairEvidence& p : scored) consider(p);
+  for (const PairEvidence& p : e.on_demand) consider(p);
+  return e;
 }
 
 }  // namespace geoalign::dedup

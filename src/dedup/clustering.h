@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "dedup/pair_evidence.h"
 #include "geo/flat_u64_map.h"
 
 namespace geoalign::dedup {
@@ -22,7 +23,7 @@ struct ScoredPair {
 // blocking never proposed are scored on demand through `score_missing`.
 class AverageLinkage {
  public:
-  using ScoreMissing = std::function<std::vector<float>(std::span<const std::pair<std::uint32_t, std::uint32_t>>)>;
+  using ScoreMissing = std::function<std::vector<float>(std::span<const AddressPair>)>;
 
   AverageLinkage(std::size_t items, float threshold, ScoreMissing score_missing)
       : threshold_(threshold), score_missing_(std::move(score_missing)), parent_(items), members_(items) {
@@ -36,8 +37,8 @@ class AverageLinkage {
   // cluster: the smallest item number in it.
   std::vector<std::uint32_t> run(std::vector<ScoredPair> pairs);
 
-  // Pairs scored on demand so far (they belong to the evidence too).
-  const std::vector<ScoredPair>& scored_on_demand() const { return on_demand_; }
+  // How many pairs were scored on demand so far.
+  std::size_t scored_on_demand() const { return on_demand_; }
 
  private:
   std::uint32_t find(std::uint32_t x);
@@ -51,7 +52,22 @@ class AverageLinkage {
     return (static_cast<std::uint64_t>(std::min(x, y)) << 32) | std::max(x, y);
   }
   geo::FlatU64Map<float> known_;
-  std::vector<ScoredPair> on_demand_;
+  std::size_t on_demand_ = 0;
 };
+
+// Addresses grouped into entities, with each address's strongest link.
+struct Entities {
+  std::vector<std::uint32_t> cluster;    // the cluster's smallest address number
+  std::vector<std::int64_t> best_match;  // the address it links to most strongly, -1 if none
+  std::vector<float> best_link;
+  std::vector<PairEvidence> on_demand;   // cross pairs clustering scored itself
+};
+
+using ScorePairs = std::function<std::vector<PairEvidence>(std::span<const AddressPair>)>;
+
+// Average linkage over the scored candidate pairs of n addresses under `rule`; cross pairs
+// it needs beyond them come from `score_missing`. Best matches count both kinds of pair.
+Entities cluster_entities(std::size_t n, std::span<const PairEvidence> scored, MergeRule rule, float threshold,
+                          const ScorePairs& score_missing);
 
 }  // namespace geoalign::dedup

@@ -1,21 +1,17 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "dedup/blocking.h"
 #include "dedup/clustering.h"
+#include "dedup/pair_evidence.h"
 #include "index/address_index.h"
 
 namespace geoalign::dedup {
-
-// Which labels join two addresses into one entity: exact_match only, or exact_match and
-// partial_match (one place named at two granularities, as in the Shenzhen data).
-enum class MergeRule { Exact, ExactOrPartial };
-MergeRule parse_merge_rule(std::string_view name);  // "exact", "partial"
 
 struct DedupOptions {
   float threshold = 0.5f;  // mean link two clusters need to merge
@@ -27,40 +23,34 @@ struct DedupOptions {
 
 constexpr std::size_t kMaxExhaustive = 20000;
 
-// A scored pair, kept compact: dedup keeps tens of millions of them.
-struct PairEvidence {
-  std::uint32_t a, b;  // distinct addresses
-  std::uint32_t label_id;
-  float p_not_match, p_partial_match, p_exact_match;
-
-  static PairEvidence of(std::uint32_t a, std::uint32_t b, const MatchResult& m) {
-    return {a, b, static_cast<std::uint32_t>(m.label_id), m.p_not_match, m.p_partial_match, m.p_exact_match};
-  }
-};
-
-struct DedupResult {
-  // Per distinct normalized address (rows with the same normalized text are one).
+// Rows reduced to distinct addresses: rows whose normalized texts are equal are one
+// address, numbered in the order of their first row.
+struct DistinctAddresses {
   std::vector<std::string> texts;
-  std::vector<std::uint32_t> cluster;  // the cluster's smallest address number
-  std::vector<std::int64_t> best_match;  // the address it links to most strongly, -1 if none
-  std::vector<float> best_link;
-  std::vector<PairEvidence> scored;  // every pair scored (candidates and on demand)
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> candidates;  // blocking's pairs, a < b
-  // With exhaustive_check: the pairs whose link reaches the threshold when every pair is
-  // scored, and how many of them blocking proposed.
-  std::size_t exhaustive_links = 0, exhaustive_links_blocked = 0;
-  // Per input row: its distinct address.
   std::vector<std::uint32_t> address_of_row;
   std::unordered_map<std::string, std::uint32_t> address_of_text;
 };
+// Throws Error naming the row (1-based) of the first row that cannot be normalized or is
+// blank after normalization.
+DistinctAddresses distinct_addresses(const index::AddressModel& model, const std::vector<std::string>& rows);
 
-// Deduplicates addresses into entities: normalize (identical texts are one address),
-// parse each once, embed, block (each address's lexical and vector neighbours, minus
-// pairs whose provinces or cities differ), score candidate pairs with the model's pair
-// scorer in large batches, then average-linkage clustering.
+struct DedupResult : DistinctAddresses {
+  std::vector<std::uint32_t> cluster;  // per distinct address: the cluster's smallest address number
+  std::vector<std::int64_t> best_match;  // the address it links to most strongly, -1 if none
+  std::vector<float> best_link;
+  std::vector<PairEvidence> scored;  // every pair scored (candidates, then on demand)
+  std::vector<AddressPair> candidates;  // blocking's pairs, sorted
+  // With exhaustive_check: the pairs whose link reaches the threshold when every pair is
+  // scored, and how many of them blocking proposed.
+  std::size_t exhaustive_links = 0, exhaustive_links_blocked = 0;
+};
+
+// Deduplicates addresses into entities, in stages that a caller spreading the work over
+// processes (geoalign.dask) runs one by one, with the same results:
+//   distinct_addresses → parse (AddressModel::prepare) and embed each address once →
+//   block (lexical and vector neighbours, minus conflicting regions) → score_pairs in
+//   large batches → cluster_entities (average linkage).
 DedupResult deduplicate(const index::AddressModel& model, const std::vector<std::string>& rows,
                         const DedupOptions& options, const index::BuildProgress& progress = {});
-
-float link_of(const PairEvidence& e, MergeRule rule);
 
 }  // namespace geoalign::dedup

@@ -1,0 +1,32 @@
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <utility>
+
+#include "geoalign/matcher.h"
+
+namespace geoalign::dedup {
+
+using AddressPair = std::pair<std::uint32_t, std::uint32_t>;  // two distinct address numbers, first < second
+
+// Which labels join two addresses into one entity: exact_match only, or exact_match and
+// partial_match (one place named at two granularities, as in the Shenzhen data).
+enum class MergeRule { Exact, ExactOrPartial };
+MergeRule parse_merge_rule(std::string_view name);  // "exact", "partial"
+
+// A scored pair, kept compact: dedup keeps tens of millions of them.
+struct PairEvidence {
+  std::uint32_t a, b;  // distinct addresses
+  std::uint32_t label_id;
+  float p_not_match, p_partial_match, p_exact_match;
+
+  static PairEvidence of(std::uint32_t a, std::uint32_t b, const MatchResult& m) {
+    return {a, b, static_cast<std::uint32_t>(m.label_id), m.p_not_match, m.p_partial_match, m.p_exact_match};
+  }
+};
+
+// How strongly a pair links under the rule: the merging class against its strongest rival.
+float link_of(const PairEvidence& e, MergeRule rule);
+
+}  // namespace geoalign::dedup

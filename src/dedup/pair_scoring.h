@@ -1,0 +1,21 @@
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "dedup/pair_evidence.h"
+#include "index/address_model.h"
+
+namespace geoalign::dedup {
+
+// Scores pairs of parsed addresses (numbers into `addresses`) with the model's pair
+// scorer: in chunks over every core when it is the rerank head, chunk after chunk when it
+// is the cross-encoder (which uses every core itself). Evidence comes back in pair order;
+// `on_done` (may be empty) hears how many pairs are done.
+std::vector<PairEvidence> score_pairs(const index::AddressModel& model, std::span<const index::Address> addresses,
+                                      std::span<const AddressPair> pairs,
+                                      const std::function<void(std::size_t)>& on_done = {});
+
+}  // namespace geoalign::dedup
