@@ -2,7 +2,11 @@
 // shipped model, pairwise evaluation, and the dedup command's output and bad input.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "dedup/pair_evaluation.h"
+#include "dedup/pair_scoring.h"
+#include "index/exact_neighbours.h"
 #include "support/cli_run.h"
 #include "support/temp_dir.h"
 
@@ -65,6 +69,78 @@ TEST(Dedup, ClustersOnePlaceWrittenManyWaysAndKeepsOthersApart) {
   EXPECT_EQ(s.not_in_input, 1u);
   EXPECT_DOUBLE_EQ(s.f1(), 1.0);
   EXPECT_DOUBLE_EQ(s.candidate_recall(), 1.0);
+}
+
+TEST(ExactNeighbours, AgreeWithAPlainScanAndBreakTiesByRowNumber) {
+  constexpr std::size_t n = 300, dim = 24, k = 7;
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal;
+  std::vector<float> rows(n * dim);
+  for (auto& x : rows) x = normal(rng);
+  // Rows 10 and 11 repeat row 5: a tie that must go to the lower row number.
+  for (std::size_t r : {10u, 11u}) std::copy_n(rows.begin() + 5 * dim, dim, rows.begin() + static_cast<std::ptrdiff_t>(r * dim));
+  const auto found = index::exact_neighbours(rows, dim, k);
+  ASSERT_EQ(found.size(), n);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<std::pair<double, std::uint32_t>> all;
+    for (std::uint32_t j = 0; j < n; ++j) {
+      if (j == i) continue;
+      double dot = 0;
+      for (std::size_t d = 0; d < dim; ++d) dot += double(rows[i * dim + d]) * rows[j * dim + d];
+      all.emplace_back(-dot, j);
+    }
+    std::sort(all.begin(), all.end());
+    ASSERT_EQ(found[i].size(), k);
+    for (std::size_t t = 0; t < k; ++t) {
+      EXPECT_NEAR(found[i][t].score, -all[t].first, 1e-3) << "row " << i << " rank " << t;
+      if (std::abs(all[t].first - all[t + 1].first) > 1e-4 && (t == 0 || std::abs(all[t].first - all[t - 1].first) > 1e-4)) {
+        EXPECT_EQ(found[i][t].record, all[t].second) << "row " << i << " rank " << t;
+      }
+    }
+  }
+  EXPECT_EQ(found[5][0].record, 10u);
+  EXPECT_EQ(found[5][1].record, 11u);
+  EXPECT_EQ(found[10][0].record, 5u);
+}
+
+// A multi-process dedup embeds and scores its addresses in other company than one run
+// does; it finds the same clusters only if nothing depends on that company.
+TEST(Dedup, StagesRunOnSplitBatchesGiveTheSameResultAsOneRun) {
+  const std::vector<std::string> rows = {
+      "杭州市西湖区文三路478号华星科技大厦", "文三路478号华星大厦", "北京市海淀区中关村大街27号", "海淀中关村大街27号",
+      "杭州市西湖区天目山路100号", "天目山路100号", "上海市浦东新区世纪大道100号环球金融中心", "世纪大道100号上海环球金融中心"};
+  for (Precision precision : {Precision::FP32, Precision::Auto}) {
+    const auto model = index::AddressModel::load(source_dir() / "models/default", precision);
+    dedup::DedupOptions options;
+    const auto whole = dedup::deduplicate(*model, rows, options);
+    const std::size_t n = whole.texts.size();
+
+    std::vector<float> vectors;  // one address at a time
+    std::vector<index::Address> addresses;
+    std::vector<dedup::StatedRegion> regions;
+    for (const auto& t : whole.texts) {
+      const std::string_view view = t;
+      const auto v = model->embed(std::span(&view, 1));
+      vectors.insert(vectors.end(), v.begin(), v.end());
+      addresses.push_back(model->prepare(t));
+      regions.push_back(dedup::stated_region(addresses.back().parsed.admin));
+    }
+    const std::vector<std::string_view> views(whole.texts.begin(), whole.texts.end());
+    EXPECT_EQ(vectors, model->embed(views)) << precision_name(precision) << ": an embedding depends on its batch";
+    const auto candidates = dedup::block(whole.texts, regions, vectors, options.neighbours);
+    ASSERT_EQ(candidates, whole.candidates);
+    std::vector<dedup::PairEvidence> scored;
+    for (const auto& pair : candidates) {  // one pair at a time
+      const auto e = dedup::score_pairs(*model, addresses, std::span(&pair, 1));
+      scored.push_back(e[0]);
+    }
+    const auto entities = dedup::cluster_entities(n, scored, options.rule, options.threshold, [&](auto pairs) {
+      return dedup::score_pairs(*model, addresses, pairs);
+    });
+    EXPECT_EQ(entities.cluster, whole.cluster);
+    EXPECT_EQ(entities.best_match, whole.best_match);
+    EXPECT_EQ(entities.best_link, whole.best_link);
+  }
 }
 
 TEST(CliDedup, OneRowPerInputRowInOrderWithAHeader) {
