@@ -8,16 +8,13 @@
 #include "cli/pair_reader.h"
 #include "cli/pair_scoring.h"
 #include "cli/progress.h"
+#include "runtime/score_chunks.h"
 
 namespace geoalign::cli {
 
 namespace {
 
 constexpr const char* kHeader = "addr1\taddr2\tlabel\tscore\tp_not_match\tp_partial_match\tp_exact_match\n";
-
-// Rows gathered before scoring: enough for length sorting to fill batches with pairs of
-// similar length, small enough to stream files of any size.
-constexpr std::size_t kBatchesPerChunk = 32;
 
 void write_results(const std::vector<PairRow>& rows, const std::vector<MatchResult>& results) {
   std::string out;
@@ -100,7 +97,7 @@ int run_score(int argc, char** argv, int first) {
       continue;
     }
     chunk.push_back(std::move(std::get<PairRow>(row)));
-    if (chunk.size() >= batch_size * kBatchesPerChunk) flush();
+    if (chunk.size() >= runtime::score_chunk_size(batch_size)) flush();
   }
   flush();
   std::fflush(stdout);
