@@ -40,7 +40,7 @@ int run_score(int argc, char** argv, int first) {
   Args args("score",
             {{"model", true, "model folder in Hugging Face layout", "models/default"},
              {"precision", true, "fp32, bf16, int8 or auto", "auto"},
-             {"batch-size", true, "pairs per batch", "64"},
+             {"batch-size", true, "pairs per batch", std::to_string(kDefaultBatchSize)},
              {"threads", true, "CPU threads, 0 = one per core", "0"},
              {"on-error", true, "bad rows: fail (stop) or skip (report and go on)", "fail"},
              kHeadOption},
