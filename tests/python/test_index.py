@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -85,3 +86,16 @@ def test_errors(built, tmp_path):
     with pytest.raises(geoalign.GeoalignError, match="no such index folder"):
         geoalign.Index.open(tmp_path / "missing")
     assert len(built) == len(read_addresses()[0])  # nothing was added by the failed adds
+
+
+def test_searches_in_threads_beside_an_add():
+    """Searches from several threads, and an add among them, each see a whole index."""
+    ids, addresses = read_addresses()
+    index = geoalign.Index.build(addresses, ids=ids)
+    expected = index.search(QUERIES, k=3)
+    with ThreadPoolExecutor(4) as pool:
+        searches = [pool.submit(index.search, QUERIES, k=3) for _ in range(6)]
+        pool.submit(index.add, ["广东省广州市天河区天河路208号"], ["t01"]).result()
+        # The added address is far from every query: before or after it, the hits are the same.
+        assert all(s.result() == expected for s in searches)
+    assert len(index) == len(ids) + 1
