@@ -14,6 +14,11 @@ packages=(
   libboost-dev         # Boost.Beast/Asio for geoalign serve and loadtest
   libgtest-dev
   clang libclang-rt-14-dev  # libFuzzer targets (scripts/fuzz.sh)
+  # The Python package (pip install ., tests/python): Debian's Python, pybind11 and the
+  # libraries the package returns (numpy arrays, pandas DataFrames), pytest for its tests;
+  # dask and distributed for running it in dask pipelines (the tests do not need them).
+  pybind11-dev python3-dev python3-pip python3-numpy python3-pandas python3-pytest
+  python3-dask python3-distributed
 )
 
 missing=()

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, then builds and runs the whole test suite twice: a Release
 # build, and the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer;
-# then the threaded tests under ThreadSanitizer; then each libFuzzer target for a few
-# seconds.
+# then installs the Python package and runs its tests; then the threaded tests under
+# ThreadSanitizer; then each libFuzzer target for a few seconds.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh"
@@ -13,6 +13,15 @@ for kind in release asan; do
   echo "== $kind tests" >&2
   (cd "$root/build/$kind" && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j "$(nproc)")
 done
+
+# The Python package, installed as docs/python.md says (its CMake build stays in build/python, so
+# a second run rebuilds little), then its tests against the installed copy; they compare
+# its answers with build/release/geoalign's. Run from the root, where no geoalign/ folder
+# can shadow the installed package (the sources are in python/geoalign).
+echo "== python package" >&2
+(cd "$root" && /usr/bin/python3 -m pip install --no-build-isolation --break-system-packages .)
+echo "== python tests" >&2
+(cd "$root" && /usr/bin/python3 -m pytest -q tests/python)
 
 # ThreadSanitizer on the threaded code: the HTTP server (its I/O thread, the batcher's
 # threads and the hand-over between them) and the batcher. OMP_NUM_THREADS=1: libgomp,

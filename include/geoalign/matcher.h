@@ -16,6 +16,9 @@ enum class Precision { FP32, BF16, INT8, Auto };
 Precision parse_precision(std::string_view name);  // "fp32", "bf16", "int8", "auto"
 const char* precision_name(Precision p);
 
+// Pairs (or addresses) per model batch unless told otherwise, here and in `geoalign score`.
+inline constexpr std::size_t kDefaultBatchSize = 64;
+
 struct MatcherOptions {
   Precision precision = Precision::Auto;
   int threads = 0;  // 0: one per core; holds for the whole process, whichever thread scores
@@ -52,11 +55,11 @@ class Matcher {
 
   // Scores pairs in batches of at most batch_size, grouping pairs of similar length and
   // returning results in input order. Throws Error naming the pair on invalid UTF-8.
-  std::vector<MatchResult> score(std::span<const AddressPair> pairs, std::size_t batch_size = 64) const;
+  std::vector<MatchResult> score(std::span<const AddressPair> pairs, std::size_t batch_size = kDefaultBatchSize) const;
 
   // One vector per address, from the shared encoder.
   std::vector<std::vector<float>> embed(std::span<const std::string> addresses, Pooling pooling = Pooling::Model,
-                                        std::size_t batch_size = 64) const;
+                                        std::size_t batch_size = kDefaultBatchSize) const;
 
   const std::vector<std::string>& labels() const;
   std::size_t max_length() const;

@@ -11,6 +11,7 @@
 #include "cli/pair_reader.h"
 #include "cli/build_progress.h"
 #include "dedup/pair_evaluation.h"
+#include "dedup/dedup_table.h"
 
 namespace geoalign::cli {
 
@@ -53,8 +54,9 @@ std::vector<dedup::LabelledPair> read_labels(const std::string& path, const inde
   return out;
 }
 
-void write_explain(const std::string& path, const dedup::DedupResult& r, const std::vector<std::string>& id_of_address,
-                   const std::vector<std::string>& labels) {
+void write_explain(const std::string& path, const dedup::DedupResult& r, const dedup::DedupTable& table,
+                   const std::vector<std::string>& ids, const std::vector<std::string>& labels) {
+  auto id_of_address = [&](std::uint32_t a) -> const std::string& { return ids[table.first_row_of_address[a]]; };
   std::ofstream out(path);
   if (!out) throw Error("cannot create " + path);
   out << "id_a\tid_b\taddress_a\taddress_b\tlabel\tp_not_match\tp_partial_match\tp_exact_match\n";
@@ -63,7 +65,7 @@ void write_explain(const std::string& path, const dedup::DedupResult& r, const s
     if (r.cluster[e.a] != r.cluster[e.b]) continue;
     std::snprintf(numbers, sizeof numbers, "\t%.6f\t%.6f\t%.6f\n", static_cast<double>(e.p_not_match),
                   static_cast<double>(e.p_partial_match), static_cast<double>(e.p_exact_match));
-    out << id_of_address[e.a] << '\t' << id_of_address[e.b] << '\t' << r.texts[e.a] << '\t' << r.texts[e.b] << '\t'
+    out << id_of_address(e.a) << '\t' << id_of_address(e.b) << '\t' << r.texts[e.a] << '\t' << r.texts[e.b] << '\t'
         << labels.at(e.label_id) << numbers;
   }
   if (!out.flush()) throw Error(path + ": write failed");
@@ -128,16 +130,7 @@ int run_dedup(int argc, char** argv, int first) {
   const std::string step_times = steps.summary();
   progress.finish();
 
-  // Rows, in input order: the cluster is named by its first row's id.
-  std::vector<std::int64_t> first_row_of_cluster(r.texts.size(), -1);
-  std::vector<std::size_t> rows_in_cluster(r.texts.size(), 0);
-  std::vector<std::string> id_of_address(r.texts.size());
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    const std::uint32_t c = r.cluster[r.address_of_row[i]];
-    if (first_row_of_cluster[c] < 0) first_row_of_cluster[c] = static_cast<std::int64_t>(i);
-    ++rows_in_cluster[c];
-    if (id_of_address[r.address_of_row[i]].empty()) id_of_address[r.address_of_row[i]] = ids[i];
-  }
+  const dedup::DedupTable table = dedup::dedup_table(r);
   std::ofstream file;
   const bool to_stdout = args.value("out") == "-";
   if (!to_stdout) {
@@ -146,29 +139,21 @@ int run_dedup(int argc, char** argv, int first) {
   }
   std::ostream& out = to_stdout ? std::cout : file;
   out << kHeader;
-  std::size_t clusters = 0;
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    const std::uint32_t a = r.address_of_row[i], c = r.cluster[a];
-    if (first_row_of_cluster[c] == static_cast<std::int64_t>(i)) ++clusters;
-    // A row whose text repeats another row's is that row's best match, exactly.
-    std::string best_id;
-    float best = 0;
-    if (id_of_address[a] != ids[i]) {
-      best_id = id_of_address[a];
-      best = 1.0f;
-    } else if (r.best_match[a] >= 0) {
-      best_id = id_of_address[static_cast<std::size_t>(r.best_match[a])];
-      best = r.best_link[a];
+    out << ids[i] << '\t' << texts[i] << '\t' << ids[table.cluster_row[i]] << '\t' << table.cluster_size[i] << '\t';
+    if (table.best_match_row[i] >= 0) {
+      char score[32];
+      std::snprintf(score, sizeof score, "%.6f", static_cast<double>(table.best_match_score[i]));
+      out << ids[static_cast<std::size_t>(table.best_match_row[i])] << '\t' << score;
+    } else {
+      out << '\t';
     }
-    char score[32];
-    std::snprintf(score, sizeof score, "%.6f", static_cast<double>(best));
-    out << ids[i] << '\t' << texts[i] << '\t' << ids[static_cast<std::size_t>(first_row_of_cluster[c])] << '\t'
-        << rows_in_cluster[c] << '\t' << best_id << '\t' << (best_id.empty() ? "" : score) << '\n';
+    out << '\n';
   }
   if (!out.flush()) throw Error(args.value("out") + ": write failed");
-  if (!args.value("explain").empty()) write_explain(args.value("explain"), r, id_of_address, model->labels());
+  if (!args.value("explain").empty()) write_explain(args.value("explain"), r, table, ids, model->labels());
   std::fprintf(stderr, "geoalign dedup: %zu rows, %zu distinct addresses, %zu candidate pairs, %zu scored, %zu clusters, %.1f s (%s)\n",
-               ids.size(), r.texts.size(), r.candidates.size(), r.scored.size(), clusters, progress.seconds(),
+               ids.size(), r.texts.size(), r.candidates.size(), r.scored.size(), table.clusters, progress.seconds(),
                step_times.c_str());
   if (options.exhaustive_check) {
     std::fprintf(stderr, "geoalign dedup: exhaustive scoring links %zu pairs; blocking proposed %zu of them (%.4f)\n",

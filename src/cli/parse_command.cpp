@@ -14,6 +14,7 @@
 #include "cli/span_report.h"
 #include "geo/address_parser.h"
 #include "geo/conll.h"
+#include "geo/parse_json.h"
 #include "geo/tagger_eval.h"
 #include "geoalign/parser.h"
 #include "text/normalize.h"
@@ -21,32 +22,6 @@
 namespace geoalign::cli {
 
 namespace {
-
-nlohmann::json division_json(const std::optional<AdminDivision>& d) {
-  if (!d) return nullptr;
-  return d->name;
-}
-
-nlohmann::json parse_json(const ParsedAddress& p) {
-  nlohmann::json elements = nlohmann::json::array();
-  for (const auto& e : p.elements) {
-    elements.push_back({{"tag", e.tag}, {"text", e.text}, {"start", e.start}, {"end", e.end}});
-  }
-  const AdminChain& a = p.admin;
-  nlohmann::json inferred = nlohmann::json::array();
-  const std::pair<const char*, const std::optional<AdminDivision>*> levels[] = {
-      {"prov", &a.prov}, {"city", &a.city}, {"district", &a.district}, {"town", &a.town}};
-  nlohmann::json admin = nlohmann::json::object();
-  for (const auto& [name, division] : levels) {
-    admin[name] = division_json(*division);
-    if (*division && (*division)->inferred) inferred.push_back(name);
-  }
-  admin["adcode"] = a.adcode.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.adcode);
-  admin["inferred"] = inferred;
-  admin["ambiguous"] = a.ambiguous;
-  if (a.ambiguous) admin["candidates"] = a.candidates;
-  return {{"text", p.text}, {"elements", elements}, {"admin", admin}};
-}
 
 int evaluate(const std::filesystem::path& model, const std::string& file, bool json) {
   const auto gazetteer = geo::Gazetteer::load(model / geo::kGazetteerFile);
@@ -117,7 +92,7 @@ int run_parse(int argc, char** argv, int first) {
       continue;
     }
     // "text" in the output is what was parsed: element offsets count its code points.
-    std::cout << parse_json(parser.parse(normalizer.normalize(line.text))).dump() << "\n";
+    std::cout << geo::parse_json(parser.parse(normalizer.normalize(line.text))).dump() << "\n";
   }
   progress.finish();
   std::fprintf(stderr, "parsed %zu addresses (%zu errors) in %.2f s\n", count - errors, errors, progress.seconds());

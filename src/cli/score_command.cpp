@@ -8,16 +8,13 @@
 #include "cli/pair_reader.h"
 #include "cli/pair_scoring.h"
 #include "cli/progress.h"
+#include "runtime/score_chunks.h"
 
 namespace geoalign::cli {
 
 namespace {
 
 constexpr const char* kHeader = "addr1\taddr2\tlabel\tscore\tp_not_match\tp_partial_match\tp_exact_match\n";
-
-// Rows gathered before scoring: enough for length sorting to fill batches with pairs of
-// similar length, small enough to stream files of any size.
-constexpr std::size_t kBatchesPerChunk = 32;
 
 void write_results(const std::vector<PairRow>& rows, const std::vector<MatchResult>& results) {
   std::string out;
@@ -43,7 +40,7 @@ int run_score(int argc, char** argv, int first) {
   Args args("score",
             {{"model", true, "model folder in Hugging Face layout", "models/default"},
              {"precision", true, "fp32, bf16, int8 or auto", "auto"},
-             {"batch-size", true, "pairs per batch", "64"},
+             {"batch-size", true, "pairs per batch", std::to_string(kDefaultBatchSize)},
              {"threads", true, "CPU threads, 0 = one per core", "0"},
              {"on-error", true, "bad rows: fail (stop) or skip (report and go on)", "fail"},
              kHeadOption},
@@ -100,7 +97,7 @@ int run_score(int argc, char** argv, int first) {
       continue;
     }
     chunk.push_back(std::move(std::get<PairRow>(row)));
-    if (chunk.size() >= batch_size * kBatchesPerChunk) flush();
+    if (chunk.size() >= runtime::score_chunk_size(batch_size)) flush();
   }
   flush();
   std::fflush(stdout);

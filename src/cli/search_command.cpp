@@ -44,7 +44,7 @@ int run_search(int argc, char** argv, int first) {
              {"head", true, "pair scorer: rerank (parses and trees, fast) or match (cross-encoder and match head, as score)", "rerank"},
              {"precision", true, "fp32, bf16, int8 or auto", "auto"},
              {"threads", true, "CPU threads, 0 = one per core", "0"},
-             {"batch", true, "queries searched together (1: one at a time, for latency)", "256"},
+             {"batch", true, "queries searched together (1: one at a time, for latency)", std::to_string(index::kSearchBatch)},
              {"on-error", true, "bad lines: fail (stop) or skip (report and go on)", "fail"}},
             "[FILE|-]");
   args.parse(argc, argv, first);

@@ -9,6 +9,11 @@
 
 namespace geoalign::index {
 
+// Queries `geoalign search` searches together by default. A query's embedding moves in
+// its last bits with the queries that share its model batch, so a front end that wants
+// the CLI's exact results (the Python package) searches in batches of the same size.
+inline constexpr std::size_t kSearchBatch = 256;
+
 struct SearchOptions {
   std::size_t k = 10;
   // Fused candidates rescored by the pair scorer (AddressModel::score); 0: none.

@@ -1,0 +1,162 @@
+"""Search: a reference base of addresses, looked up by lexical and vector retrieval and reranked."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from . import _geoalign
+from ._inputs import Id, check_ids
+from ._models import model_dir
+
+
+def _at_least(name: str, value: int, least: int) -> int:
+    if value < least:
+        raise ValueError(f"{name} must be at least {least}, not {value}")
+    return value
+
+
+class Index:
+    """A reference base of addresses to search, as ``geoalign index`` builds and ``geoalign search`` reads.
+
+    Make one with :meth:`build` or :meth:`open`. Searches may run from several Python
+    threads at once (the GIL is released); :meth:`add` waits for them and they for it.
+    """
+
+    def __init__(self, index: Any, path: Path | None) -> None:
+        """Use :meth:`build` or :meth:`open`."""
+        self._index = index
+        self._path = path
+
+    @classmethod
+    def build(
+        cls,
+        addresses: Iterable[str],
+        ids: Iterable[Id] | None = None,
+        model: str | Path | None = None,
+        path: str | Path | None = None,
+        precision: str = "auto",
+        head: str = "rerank",
+        links: int = 16,
+        build_candidates: int = 200,
+    ) -> Index:
+        """Indexes addresses, as ``geoalign index build``, and writes the index to ``path`` if given.
+
+        Args:
+            addresses: any iterable of str.
+            ids: one id per address (str, or int made str); None: each is named by its
+                record number (0, 1, ...).
+            model: the model folder whose embeddings the index holds; None: the bundled model.
+            path: a folder to write the index to; it must not hold one already.
+            precision: of the embeddings: ``"fp32"``, ``"bf16"``, ``"int8"`` or ``"auto"``.
+            head: the pair scorer that reranks searches: ``"rerank"`` (the folder's rerank
+                head, fast) or ``"match"`` (the cross-encoder, as ``score``).
+            links: HNSW graph degree (M), at least 4.
+            build_candidates: HNSW ef_construction, at least 10.
+
+        Raises:
+            ValueError: naming the first bad address or id.
+            GeoalignError: a bad model folder or option.
+        """
+        if path is not None and (Path(path) / _geoalign.INDEX_MANIFEST).exists():
+            raise _geoalign.GeoalignError(f"{path} already holds an index (use Index.open and add, or another path)")
+        index = cls(
+            _geoalign.Index.create(
+                model_dir(model),
+                precision,
+                head,
+                _at_least("links", links, 4),
+                _at_least("build_candidates", build_candidates, 10),
+            ),
+            None if path is None else Path(path),
+        )
+        index.add(addresses, ids)
+        if path is not None:
+            index.save()
+        return index
+
+    @classmethod
+    def open(
+        cls, path: str | Path, model: str | Path | None = None, precision: str = "auto", head: str = "rerank"
+    ) -> Index:
+        """Opens an index folder, checking every file.
+
+        Args:
+            path: the folder ``build`` (or ``geoalign index build``) wrote.
+            model: the model folder to search with; None: the one the index was built
+                with. Its weights must be those the index was built with.
+            precision: ``"fp32"``, ``"bf16"``, ``"int8"`` or ``"auto"``.
+            head: ``"rerank"`` or ``"match"``, as in :meth:`build`.
+
+        Raises:
+            GeoalignError: a missing, truncated or foreign file, or a model with other weights.
+        """
+        return cls(_geoalign.Index.open(str(path), "" if model is None else str(model), precision, head), Path(path))
+
+    def add(self, addresses: Iterable[str], ids: Iterable[Id] | None = None) -> None:
+        """Adds addresses, as ``geoalign index add``; :meth:`save` writes them out.
+
+        Nothing is added when an address or id is bad, or an id is already in the index.
+        Ids and errors as in :meth:`build`.
+        """
+        texts = list(addresses)
+        self._index.add(texts, check_ids(ids, len(texts)))
+
+    def save(self, path: str | Path | None = None) -> None:
+        """Writes the index to ``path``; None: the folder it was built into or opened from."""
+        if path is None and self._path is None:
+            raise ValueError("this index has no folder yet: give save a path")
+        if path is not None:
+            self._path = Path(path)
+        self._index.save(str(self._path))
+
+    def search(
+        self,
+        queries: Iterable[str],
+        k: int = 10,
+        rerank: int = 50,
+        candidates: int = 100,
+        region: str | None = None,
+        region_from_query: bool = False,
+    ) -> list[list[dict[str, Any]]]:
+        """Looks addresses up, as ``geoalign search``: one list of hits per query, in query order.
+
+        Each hit is ``{"id", "text", "score", "label"}``, exactly as in the CLI's
+        ``"results"``: ``score`` is the pair scorer's P(exact_match) for reranked hits
+        (which alone carry a ``label``), the fused retrieval score for the rest.
+
+        Args:
+            queries: any iterable of str.
+            k: hits per query.
+            rerank: fused candidates rescored by the pair scorer; 0: none.
+            candidates: candidates from each of the lexical and vector searches.
+            region: only hits in this province, city or district (``"北京市"``, ``"南山区"``).
+            region_from_query: only hits in the query's own city, when it names one.
+
+        Raises:
+            ValueError: naming the first bad query (not a str, or empty).
+            GeoalignError: an unknown or ambiguous region.
+        """
+        return self._index.search(
+            queries,
+            _at_least("k", k, 1),
+            _at_least("rerank", rerank, 0),
+            _at_least("candidates", candidates, 1),
+            region or "",
+            region_from_query,
+        )
+
+    def __len__(self) -> int:
+        """Addresses in the index."""
+        return len(self._index)
+
+    @property
+    def path(self) -> Path | None:
+        """The folder the index was last built into, opened from or saved to; None if never."""
+        return self._path
+
+    @property
+    def model_dir(self) -> Path:
+        """The model folder the index's embeddings came from, as recorded when it was built."""
+        return Path(self._index.model_dir)

@@ -1,0 +1,132 @@
+"""Pair scoring and embeddings with the BERT cross-encoder."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
+
+from . import _geoalign
+from ._models import model_dir
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+DEFAULT_BATCH_SIZE: int = _geoalign.DEFAULT_BATCH_SIZE
+"""Pairs (or addresses) per model batch by default, as ``geoalign score --batch-size``."""
+
+
+class MatchResult(NamedTuple):
+    """How well two addresses match, as one row of ``geoalign score``."""
+
+    label: str
+    """The model's label with the highest probability: ``not_match``, ``partial_match`` or ``exact_match``."""
+    score: float
+    """P(exact_match) + 0.5 * P(partial_match), in [0, 1]."""
+    p_not_match: float
+    p_partial_match: float
+    p_exact_match: float
+    probabilities: dict[str, float]
+    """Every label of the model with its probability."""
+
+
+class Matcher:
+    """Scores Chinese address pairs and embeds addresses with a model folder.
+
+    Loading takes a second or so; a Matcher is then best kept and reused. It is
+    thread-safe, and releases the GIL while the model runs, so other Python threads go on
+    meanwhile (calls on one Matcher from several threads take turns on the model).
+
+    Args:
+        model: a model folder in Hugging Face layout; None: the bundled model.
+        precision: ``"fp32"``, ``"bf16"``, ``"int8"`` or ``"auto"`` (the fastest that keeps
+            fp32's accuracy on this CPU).
+        threads: CPU threads; 0: ``OMP_NUM_THREADS`` or one per core. This holds for the
+            whole process, as :func:`geoalign.set_threads`.
+
+    Raises:
+        GeoalignError: the folder is missing, incomplete or not a model; or an unknown precision.
+    """
+
+    def __init__(self, model: str | Path | None = None, precision: str = "auto", threads: int = 0) -> None:
+        if threads < 0:
+            raise ValueError(f"threads must be 0 (one per core) or more, not {threads}")
+        self._matcher = _geoalign.Matcher(model_dir(model), precision, threads)
+
+    @property
+    def labels(self) -> list[str]:
+        """The model's labels, in id order."""
+        return list(self._matcher.labels)
+
+    @property
+    def precision(self) -> str:
+        """The precision the model runs at (``"auto"`` resolved): ``"fp32"``, ``"bf16"`` or ``"int8"``."""
+        return self._matcher.precision
+
+    @property
+    def max_length(self) -> int:
+        """Tokens per input at most; longer inputs are truncated."""
+        return self._matcher.max_length
+
+    def score(self, pairs: Iterable[Sequence[str]], batch_size: int = DEFAULT_BATCH_SIZE) -> list[MatchResult]:
+        """Scores address pairs, in input order, exactly as ``geoalign score`` does.
+
+        Args:
+            pairs: any iterable of (addr1, addr2): tuples, lists, rows of a 2-column numpy array.
+            batch_size: pairs per model batch; pairs of similar length are batched together.
+
+        Raises:
+            ValueError: naming the first bad pair, as ``pairs[3][1] is not a str (got NoneType)``:
+                an item that is not a pair, an address that is not a str, is empty, or holds
+                lone surrogates.
+        """
+        columns = self._matcher.score(pairs, batch_size)
+        labels = self._matcher.labels
+        return [
+            MatchResult(labels[label_id], score, p_not, p_partial, p_exact, dict(zip(labels, probabilities)))
+            for label_id, score, p_not, p_partial, p_exact, probabilities in zip(
+                columns["label_id"].tolist(),
+                columns["score"].tolist(),
+                columns["p_not_match"].tolist(),
+                columns["p_partial_match"].tolist(),
+                columns["p_exact_match"].tolist(),
+                columns["probabilities"].tolist(),
+            )
+        ]
+
+    def score_frame(
+        self, frame: pd.DataFrame, addr1: str = "addr1", addr2: str = "addr2", batch_size: int = DEFAULT_BATCH_SIZE
+    ) -> pd.DataFrame:
+        """Scores the pairs in two columns of a DataFrame.
+
+        Returns a copy of ``frame`` with ``geoalign score``'s columns added: ``label``,
+        ``score``, ``p_not_match``, ``p_partial_match`` and ``p_exact_match`` (float32).
+        Raises ValueError as :meth:`score` does, ``pairs[i]`` being the i-th row.
+        """
+        columns = self._matcher.score(zip(frame[addr1], frame[addr2]), batch_size)
+        labels = np.asarray(self._matcher.labels, dtype=object)
+        return frame.assign(
+            label=labels[columns["label_id"]],
+            score=columns["score"],
+            p_not_match=columns["p_not_match"],
+            p_partial_match=columns["p_partial_match"],
+            p_exact_match=columns["p_exact_match"],
+        )
+
+    def embed(
+        self, addresses: Iterable[str], pooling: str = "model", batch_size: int = DEFAULT_BATCH_SIZE
+    ) -> np.ndarray:
+        """Embeds addresses: a float32 array of shape [len(addresses), dim].
+
+        Args:
+            addresses: any iterable of str (a list, a numpy array, a pandas Series).
+            pooling: ``"model"``: the folder's embedding head (unit vectors for the bundled
+                model); ``"cls"`` or ``"mean"``: the encoder's raw [CLS] or mean token state.
+            batch_size: addresses per model batch.
+
+        Raises:
+            ValueError: naming the first bad address (``addresses[2] is empty``), or an unknown pooling.
+        """
+        return self._matcher.embed(addresses, pooling, batch_size)

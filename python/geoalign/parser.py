@@ -1,0 +1,44 @@
+"""Address parsing: elements and administrative divisions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from . import _geoalign
+from ._models import default_model
+
+
+class Parser:
+    """Splits Chinese addresses into elements and completes their administrative chain.
+
+    Thread-safe; releases the GIL while parsing.
+
+    Args:
+        path: a parser folder (``tagger.bin``, ``divisions.tsv``); None: the bundled
+            model's ``parser`` folder.
+
+    Raises:
+        GeoalignError: the folder is missing or its files are not a parser's.
+    """
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self._parser = _geoalign.Parser(str(default_model() / "parser" if path is None else Path(path)))
+
+    def parse(self, text: str, normalize: bool = True) -> dict[str, Any]:
+        """Parses one address into exactly the object ``geoalign parse`` prints for it.
+
+        ``{"text", "elements": [{"tag", "text", "start", "end"}], "admin": {"prov", "city",
+        "district", "town", "adcode", "inferred", "ambiguous"}}`` (``"candidates"`` too when
+        ambiguous). Offsets count code points of ``"text"``, the text parsed.
+
+        Args:
+            text: the address; blank text gives an empty parse.
+            normalize: first turn full-width forms into ASCII and drop invisible characters
+                and blanks beside Chinese characters, as ``geoalign parse`` does unless
+                given ``--no-normalize``.
+
+        Raises:
+            ValueError: ``text`` is not a str, or holds lone surrogates.
+        """
+        return self._parser.parse(text, normalize)

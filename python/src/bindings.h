@@ -1,0 +1,14 @@
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+// The extension module _geoalign, one function per concern; the geoalign package wraps
+// what they define in typed, documented Python.
+namespace geoalign::python {
+
+void bind_matcher(pybind11::module_& m);
+void bind_parser(pybind11::module_& m);
+void bind_index(pybind11::module_& m);
+void bind_dedup(pybind11::module_& m);
+
+}  // namespace geoalign::python

@@ -1,0 +1,18 @@
+#include "backend/threads.h"
+#include "bindings.h"
+#include "geoalign/error.h"
+
+namespace py = pybind11;
+
+PYBIND11_MODULE(_geoalign, m) {
+  m.doc() = "geoalign's C++ engine; use it through the geoalign package.";
+  // Everything geoalign throws is about its input (a text, a model folder, an option), so
+  // its exception is a ValueError: code catching bad input catches it too.
+  py::register_exception<geoalign::Error>(m, "GeoalignError", PyExc_ValueError);
+  m.def("set_threads", &geoalign::set_num_threads, py::arg("threads"),
+        "CPU threads for the model and the index, process-wide; 0: OMP_NUM_THREADS or one per core.");
+  geoalign::python::bind_matcher(m);
+  geoalign::python::bind_parser(m);
+  geoalign::python::bind_index(m);
+  geoalign::python::bind_dedup(m);
+}

@@ -1,0 +1,40 @@
+#include "dedup/dedup_table.h"
+
+namespace geoalign::dedup {
+
+DedupTable dedup_table(const DedupResult& r) {
+  constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  const std::size_t rows = r.address_of_row.size(), addresses = r.texts.size();
+  DedupTable t;
+  // Cluster numbers are address numbers (the cluster's smallest), so both fit one array.
+  std::vector<std::size_t> first_row_of_cluster(addresses, kNone), rows_in_cluster(addresses, 0);
+  t.first_row_of_address.assign(addresses, kNone);
+  for (std::size_t i = 0; i < rows; ++i) {
+    const std::uint32_t a = r.address_of_row[i], c = r.cluster[a];
+    if (first_row_of_cluster[c] == kNone) {
+      first_row_of_cluster[c] = i;
+      ++t.clusters;
+    }
+    ++rows_in_cluster[c];
+    if (t.first_row_of_address[a] == kNone) t.first_row_of_address[a] = i;
+  }
+  t.cluster_row.resize(rows);
+  t.cluster_size.resize(rows);
+  t.best_match_row.assign(rows, -1);
+  t.best_match_score.assign(rows, 0.0f);
+  for (std::size_t i = 0; i < rows; ++i) {
+    const std::uint32_t a = r.address_of_row[i], c = r.cluster[a];
+    t.cluster_row[i] = first_row_of_cluster[c];
+    t.cluster_size[i] = rows_in_cluster[c];
+    if (t.first_row_of_address[a] != i) {
+      t.best_match_row[i] = static_cast<std::int64_t>(t.first_row_of_address[a]);
+      t.best_match_score[i] = 1.0f;
+    } else if (r.best_match[a] >= 0) {
+      t.best_match_row[i] = static_cast<std::int64_t>(t.first_row_of_address[static_cast<std::size_t>(r.best_match[a])]);
+      t.best_match_score[i] = r.best_link[a];
+    }
+  }
+  return t;
+}
+
+}  // namespace geoalign::dedup

@@ -1,0 +1,39 @@
+"""Parser: the same objects as `geoalign parse` prints, and its errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import geoalign
+from conftest import FIXTURES, MODEL, run_cli
+
+
+@pytest.fixture(scope="module")
+def parser() -> geoalign.Parser:
+    return geoalign.Parser()
+
+
+@pytest.mark.parametrize("normalize", [True, False])
+def test_parse_equals_cli(cli, parser, normalize):
+    lines = (FIXTURES / "parse.txt").read_text(encoding="utf-8").splitlines()
+    options = [] if normalize else ["--no-normalize"]
+    out = run_cli(cli, "parse", "--model", str(MODEL / "parser"), *options, str(FIXTURES / "parse.txt"))
+    assert [parser.parse(line, normalize=normalize) for line in lines] == [json.loads(o) for o in out.splitlines()]
+
+
+def test_parse_fields(parser):
+    parsed = parser.parse("北京市朝阳区建国路88号")
+    assert parsed["admin"]["district"] == "朝阳区" and parsed["admin"]["adcode"].startswith("11")
+    assert {e["tag"] for e in parsed["elements"]} >= {"road", "roadno"}
+    assert parser.parse("")["elements"] == []
+
+
+def test_bad_text(parser, tmp_path):
+    with pytest.raises(ValueError, match=r"text is not a str \(got NoneType\)"):
+        parser.parse(None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="text is not valid UTF-8"):
+        parser.parse("北京\udc80市")
+    with pytest.raises(geoalign.GeoalignError):
+        geoalign.Parser(tmp_path)
