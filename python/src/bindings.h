@@ -10,5 +10,6 @@ void bind_matcher(pybind11::module_& m);
 void bind_parser(pybind11::module_& m);
 void bind_index(pybind11::module_& m);
 void bind_dedup(pybind11::module_& m);
+void bind_dedup_stages(pybind11::module_& m);
 
 }  // namespace geoalign::python

@@ -15,4 +15,5 @@ PYBIND11_MODULE(_geoalign, m) {
   geoalign::python::bind_parser(m);
   geoalign::python::bind_index(m);
   geoalign::python::bind_dedup(m);
+  geoalign::python::bind_dedup_stages(m);
 }

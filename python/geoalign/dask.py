@@ -1,0 +1,314 @@
+"""geoalign on a Dask cluster: score address pairs and deduplicate address files.
+
+The same code runs on a laptop's ``LocalCluster`` and on a cluster of many machines.
+Each worker process loads a model once and keeps it; tasks run batched C++ with the
+worker's threads.
+
+>>> from dask.distributed import Client, LocalCluster
+>>> client = Client(LocalCluster(n_workers=2, threads_per_worker=1))
+>>> scored = geoalign.dask.score(ddf, "addr1", "addr2").compute()
+>>> clusters = geoalign.dask.dedup(ddf, "address", id_column="id").compute()
+
+``dedup`` gives the clusters ``geoalign dedup`` gives on the same rows: it runs the
+same stages, as tasks. Normalizing, parsing and embedding, and scoring the candidate
+pairs (most of the time) are spread over the workers in even chunks, so no worker gets
+a block far larger than the rest. Blocking (each address's nearest neighbours over the
+whole file) and clustering run as one task each, on one worker.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable, Hashable, Optional
+
+import numpy as np
+import pandas as pd
+
+import dask
+import dask.dataframe as dd
+
+from . import _geoalign
+from ._models import model_dir
+
+__all__ = ["score", "dedup"]
+
+SCORE_COLUMNS = ["label", "score", "p_not_match", "p_partial_match", "p_exact_match"]
+DEDUP_COLUMNS = ["cluster_id", "cluster_size", "best_match_id", "best_match_score"]
+
+# --- one model per worker process ------------------------------------------------------
+
+_cache: dict[Hashable, Any] = {}
+_cache_lock = threading.Lock()
+loads = 0  # models this process has loaded (tests check it stays one per worker)
+
+
+def _worker_threads() -> int:
+    """The worker's thread count, so the C++ pool does not oversubscribe its cores."""
+    try:
+        from distributed import get_worker
+
+        return int(get_worker().nthreads)
+    except (ImportError, ValueError):
+        return 0  # not on a worker: every core
+
+
+def _cached(key: Hashable, make: Callable[[], Any]) -> Any:
+    global loads
+    with _cache_lock:
+        if key not in _cache:
+            _geoalign.set_threads(_worker_threads())
+            _cache[key] = make()
+            loads += 1
+        return _cache[key]
+
+
+def _matcher(model: str, precision: str):
+    from . import Matcher
+
+    return _cached(("matcher", model, precision), lambda: Matcher(model, precision=precision))
+
+
+def _dedup_model(model: str, precision: str, head: str):
+    return _cached(("dedup", model, precision, head), lambda: _geoalign.DedupModel(model, precision, head))
+
+
+def _check_on_error(on_error: str) -> None:
+    if on_error not in ("fail", "skip"):
+        raise ValueError(f'on_error must be "fail" or "skip", not "{on_error}"')
+
+
+def _bad_text(value: Any) -> Optional[str]:
+    """Why a cell cannot be an address, or None."""
+    if not isinstance(value, str):
+        return f"not a str (got {type(value).__name__})"
+    if not value.strip():
+        return "empty address"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as e:
+        return f"not valid UTF-8 ({e.reason} at character {e.start})"
+    return None
+
+
+def _row_name(part: pd.DataFrame, i: int, id_column: Optional[str]) -> str:
+    label = part.index[i]
+    return f"row {label!r}" + (f' (id "{part[id_column].iloc[i]}")' if id_column else "")
+
+
+# --- score ------------------------------------------------------------------------------
+
+
+def _score_partition(part: pd.DataFrame, addr1: str, addr2: str, model: str, precision: str, batch_size: int,
+                     on_error: str) -> pd.DataFrame:
+    errors = [None] * len(part)
+    for i, (a, b) in enumerate(zip(part[addr1], part[addr2])):
+        why = _bad_text(a) or _bad_text(b)
+        if why is not None:
+            where = addr1 if _bad_text(a) else addr2
+            if on_error == "fail":
+                raise ValueError(f"{_row_name(part, i, None)}, column {where}: {why}")
+            errors[i] = f"{where}: {why}"
+    good = [i for i, e in enumerate(errors) if e is None]
+    out = part.copy()
+    for c in SCORE_COLUMNS:
+        out[c] = None if c == "label" else np.nan
+    if good:
+        scored = _matcher(model, precision).score_frame(part.iloc[good], addr1, addr2, batch_size=batch_size)
+        for c in SCORE_COLUMNS:
+            out.iloc[good, out.columns.get_loc(c)] = scored[c].to_numpy()
+    out["score"] = out["score"].astype("float32")
+    for c in SCORE_COLUMNS[2:]:
+        out[c] = out[c].astype("float32")
+    if on_error == "skip":
+        out["error"] = errors
+    return out
+
+
+def score(ddf: dd.DataFrame, addr1: str = "addr1", addr2: str = "addr2", *, model: Optional[str] = None,
+          precision: str = "auto", batch_size: int = 64, on_error: str = "fail") -> dd.DataFrame:
+    """Scores the address pairs in two columns of a Dask DataFrame.
+
+    Returns the frame with ``label``, ``score``, ``p_not_match``, ``p_partial_match`` and
+    ``p_exact_match`` added, partition by partition, with the labels and probabilities
+    ``geoalign score`` gives. Each worker loads the model once.
+
+    on_error: ``"fail"`` (a bad cell, None or blank or not a str, fails the job naming
+    its row and column) or ``"skip"`` (the row keeps empty scores and an ``error`` column
+    says why; nothing is dropped).
+    """
+    _check_on_error(on_error)
+    for c in (addr1, addr2):
+        if c not in ddf.columns:
+            raise ValueError(f"no column {c!r} in the frame (columns: {list(ddf.columns)})")
+    model = model_dir(model)
+    meta = ddf._meta.copy()
+    meta["label"] = pd.Series(dtype=object)
+    for c in SCORE_COLUMNS[1:]:
+        meta[c] = pd.Series(dtype="float32")
+    if on_error == "skip":
+        meta["error"] = pd.Series(dtype=object)
+    return ddf.map_partitions(_score_partition, addr1, addr2, model, precision, batch_size, on_error, meta=meta)
+
+
+# --- dedup ------------------------------------------------------------------------------
+
+
+def _normalize_partition(part: pd.DataFrame, column: str, id_column: Optional[str], model: str, precision: str,
+                         head: str, on_error: str) -> tuple[list, list, Optional[list]]:
+    """Per row: its normalized text (None for a bad row), why it is bad, and its id."""
+    values = list(part[column])
+    errors: list[Optional[str]] = [_bad_text(v) for v in values]
+    good = [i for i, e in enumerate(errors) if e is None]
+    texts: list[Optional[str]] = [None] * len(values)
+    normalized, why = _dedup_model(model, precision, head).normalize([values[i] for i in good])
+    for i, t, e in zip(good, normalized, why):
+        texts[i], errors[i] = t, e
+    ids = [str(v) for v in part[id_column]] if id_column else None
+    if on_error == "fail":
+        for i, e in enumerate(errors):
+            if e is not None:
+                raise ValueError(f"{_row_name(part, i, id_column)}: {e}")
+    return texts, errors, ids
+
+
+def _distinct(parts: list[tuple[list, list, Optional[list]]], on_error: str) -> dict:
+    """Good rows numbered 0.. in order; their distinct texts in first-row order; ids.
+
+    A row reusing an earlier row's id is bad too: it fails the job, or is skipped and
+    listed in "skipped" as (partition, position) -> reason.
+    """
+    address_of_text: dict[str, int] = {}
+    address_of_row: list[int] = []
+    ids: list[str] = []
+    row_of_id: dict[str, int] = {}
+    skipped: dict[tuple[int, int], str] = {}
+    good_per_part: list[int] = []
+    for p, (texts, _errors, part_ids) in enumerate(parts):
+        before = len(address_of_row)
+        for j, t in enumerate(texts):
+            if t is None:
+                continue
+            row_id = part_ids[j] if part_ids is not None else str(len(address_of_row) + 1)
+            if row_id in row_of_id:
+                why = f'id "{row_id}" already used on good row {row_of_id[row_id] + 1}'
+                if on_error == "fail":
+                    raise ValueError(f"partition {p}, row {j}: {why}")
+                skipped[(p, j)] = why
+                continue
+            row_of_id[row_id] = len(address_of_row)
+            ids.append(row_id)
+            address_of_row.append(address_of_text.setdefault(t, len(address_of_text)))
+        good_per_part.append(len(address_of_row) - before)
+    if not address_of_row:
+        raise ValueError("no addresses to deduplicate")
+    return {"texts": list(address_of_text), "address_of_row": np.asarray(address_of_row, dtype=np.uint32),
+            "ids": ids, "skipped": skipped, "good_per_part": good_per_part}
+
+
+def _embed_chunk(distinct: dict, first: int, last: int, model: str, precision: str, head: str):
+    return _dedup_model(model, precision, head).embed_and_locate(distinct["texts"][first:last])
+
+
+def _block(distinct: dict, neighbours: int, *chunks) -> np.ndarray:
+    vectors = np.concatenate([c[0] for c in chunks])
+    regions = np.concatenate([c[1] for c in chunks])
+    return _geoalign.dedup_block(distinct["texts"], regions, vectors, neighbours)
+
+
+def _score_chunk(distinct: dict, pairs: np.ndarray, first: int, last: int, model: str, precision: str, head: str):
+    return _dedup_model(model, precision, head).score_pairs(distinct["texts"], pairs[first:last])
+
+
+def _cluster(distinct: dict, pairs: np.ndarray, model: str, precision: str, head: str, merge: str, threshold: float,
+             *scored) -> dict:
+    labels = np.concatenate([s[0] for s in scored]) if scored else np.zeros(0, np.uint32)
+    probabilities = np.concatenate([s[1] for s in scored]) if scored else np.zeros((0, 3), np.float32)
+    cluster, best_match, best_link, _ = _dedup_model(model, precision, head).cluster(
+        distinct["texts"], pairs, labels, probabilities, merge, threshold)
+    table = _geoalign.dedup_table(distinct["address_of_row"], cluster, best_match, best_link)
+    ids = np.asarray(distinct["ids"], dtype=object)
+    best_row = table["best_match_row"]
+    return {
+        "cluster_id": ids[table["cluster_row"]],
+        "cluster_size": table["cluster_size"].astype(np.int64),
+        "best_match_id": np.where(best_row >= 0, ids[np.maximum(best_row, 0)], None),
+        "best_match_score": table["best_match_score"].astype(np.float32),
+    }
+
+
+def _rows_out(part: pd.DataFrame, p: int, normalized: tuple[list, list, Optional[list]], first_good: int,
+              skipped: dict, table: dict, on_error: str) -> pd.DataFrame:
+    texts, errors, _ = normalized
+    errors = list(errors)
+    for (q, j), why in skipped.items():
+        if q == p:
+            errors[j] = why
+    good = np.asarray([t is not None and errors[j] is None for j, t in enumerate(texts)], dtype=bool)
+    rows = np.arange(first_good, first_good + int(good.sum()))
+    out = part.copy()
+    for c in DEDUP_COLUMNS:
+        values = np.full(len(part), None, dtype=object)
+        values[good] = table[c][rows]
+        out[c] = values
+    out["cluster_size"] = out["cluster_size"].astype("Int64")
+    out["best_match_score"] = out["best_match_score"].astype("float32")
+    if on_error == "skip":
+        out["error"] = errors
+    return out
+
+
+def dedup(ddf: dd.DataFrame, column: str = "address", *, id_column: Optional[str] = None,
+          model: Optional[str] = None, threshold: float = 0.5, merge: str = "exact", neighbours: int = 20,
+          precision: str = "auto", head: str = "rerank", on_error: str = "fail",
+          addresses_per_task: int = 20_000, pairs_per_task: int = 500_000) -> dd.DataFrame:
+    """Deduplicates the addresses in one column of a Dask DataFrame into entities.
+
+    Returns the frame with ``cluster_id``, ``cluster_size``, ``best_match_id`` and
+    ``best_match_score`` added: the columns and values of ``geoalign dedup`` on the same
+    rows (options as there). Ids are ``id_column``'s values, or row numbers from 1 like
+    the CLI's; ``cluster_id`` is the id of the cluster's first row.
+
+    on_error: ``"fail"`` (a bad row, None or blank or not a str, fails the job naming it)
+    or ``"skip"`` (the row is left out of dedup, keeps empty cluster columns, and an
+    ``error`` column says why; nothing is dropped).
+
+    The steps up to clustering run when this is called (on the current Dask scheduler);
+    the returned frame maps the result back onto the rows, partition by partition.
+    """
+    _check_on_error(on_error)
+    if merge not in ("exact", "partial"):
+        raise ValueError(f'merge must be "exact" or "partial", not "{merge}"')
+    if neighbours < 1:
+        raise ValueError("neighbours must be at least 1")
+    for c in (column, id_column):
+        if c is not None and c not in ddf.columns:
+            raise ValueError(f"no column {c!r} in the frame (columns: {list(ddf.columns)})")
+    model = model_dir(model)
+    settings = (model, precision, head)
+
+    parts = ddf.to_delayed()
+    normalize = dask.delayed(_normalize_partition, pure=True)
+    normalized = [normalize(p, column, id_column, *settings, on_error) for p in parts]
+    distinct = dask.delayed(_distinct, pure=True)(normalized, on_error)
+    normalized, distinct = dask.persist(normalized, distinct)
+    n, good_per_part, skipped = dask.compute(*(dask.delayed(f)(distinct) for f in (
+        lambda d: len(d["texts"]), lambda d: d["good_per_part"], lambda d: d["skipped"])))
+
+    chunks = [dask.delayed(_embed_chunk, pure=True)(distinct, i, min(i + addresses_per_task, n), *settings)
+              for i in range(0, n, addresses_per_task)]
+    pairs = dask.delayed(_block, pure=True)(distinct, neighbours, *chunks).persist()
+    m = dask.delayed(len)(pairs).compute()
+    scored = [dask.delayed(_score_chunk, pure=True)(distinct, pairs, i, min(i + pairs_per_task, m), *settings)
+              for i in range(0, m, pairs_per_task)]
+    table = dask.delayed(_cluster, pure=True)(distinct, pairs, *settings, merge, threshold, *scored).persist()
+
+    meta = ddf._meta.copy()
+    for c in DEDUP_COLUMNS:
+        meta[c] = pd.Series(dtype=object)
+    meta["cluster_size"] = pd.Series(dtype="Int64")
+    meta["best_match_score"] = pd.Series(dtype="float32")
+    if on_error == "skip":
+        meta["error"] = pd.Series(dtype=object)
+    firsts = np.concatenate([[0], np.cumsum(good_per_part)[:-1]]).astype(int)
+    outputs = [dask.delayed(_rows_out, pure=True)(part, p, nz, int(f), skipped, table, on_error)
+               for p, (part, nz, f) in enumerate(zip(parts, normalized, firsts))]
+    return dd.from_delayed(outputs, meta=meta, divisions=ddf.divisions)

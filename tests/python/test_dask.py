@@ -1,0 +1,110 @@
+"""geoalign.dask on a LocalCluster of two worker processes, against the CLI on the same rows."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+
+import geoalign  # noqa: E402
+import geoalign.dask as gdask  # noqa: E402
+
+from conftest import FIXTURES, MODEL, ROOT, run_cli  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+@pytest.fixture(scope="module")
+def grown(tmp_path_factory) -> pd.DataFrame:
+    """400 synthetic addresses, a third of the places written two or three ways."""
+    out = subprocess.run([sys.executable, str(ROOT / "tools" / "bench" / "grow_addresses.py"), "400", "--seed", "3"],
+                         capture_output=True, text=True, check=True).stdout
+    rows = [line.split("\t") for line in out.splitlines()]
+    return pd.DataFrame(rows, columns=["id", "address"])
+
+
+def cli_table(cli, path) -> pd.DataFrame:
+    out = run_cli(cli, "dedup", "--model", str(MODEL), "--input", str(path))
+    lines = [line.split("\t") for line in out.splitlines()]
+    frame = pd.DataFrame(lines[1:], columns=lines[0])
+    frame["cluster_size"] = frame["cluster_size"].astype(int)
+    frame["best_match_score"] = frame["best_match_score"].astype(float)
+    return frame
+
+
+def test_score_gives_the_clis_labels_and_loads_the_model_once_per_worker(client, cli, tmp_path):
+    pairs = pd.read_csv(ROOT / "examples" / "bench_pairs.tsv", sep="\t", usecols=[0, 1]).head(400)
+    path = tmp_path / "pairs.tsv"
+    pairs.to_csv(path, sep="\t", header=False, index=False)
+    expected = pd.read_csv(pd.io.common.StringIO(run_cli(cli, "score", "--model", str(MODEL), str(path))), sep="\t")
+
+    got = gdask.score(dd.from_pandas(pairs, npartitions=8), model=MODEL).compute()
+    assert list(got.index) == list(pairs.index)
+    assert list(got["label"]) == list(expected["label"])
+    for c in ("p_not_match", "p_partial_match", "p_exact_match", "score"):
+        np.testing.assert_allclose(got[c].to_numpy(), expected[c].to_numpy(), atol=2e-6)
+    # Eight partitions over two workers: one model per worker process, not per task.
+    loads = client.run(lambda: __import__("geoalign.dask").dask.loads)
+    assert sorted(loads.values()) == [1, 1], loads
+
+
+def test_score_names_a_bad_row_or_reports_it(client):
+    pairs = pd.DataFrame({"addr1": ["北京市朝阳区建国路88号", None, "杭州市文三路478号"],
+                          "addr2": ["北京朝阳建国路88号", "上海市", "  "]}, index=[10, 11, 12])
+    ddf = dd.from_pandas(pairs, npartitions=2)
+    with pytest.raises(ValueError, match=r"row 11, column addr1: not a str \(got NoneType\)"):
+        gdask.score(dd.from_pandas(pairs.head(2), npartitions=2), model=MODEL).compute()
+    got = gdask.score(ddf, model=MODEL, on_error="skip").compute()
+    assert len(got) == 3
+    assert got["error"].tolist() == [None, "addr1: not a str (got NoneType)", "addr2: empty address"]
+    assert got["label"].iloc[0] in ("exact_match", "partial_match", "not_match")
+    assert got["label"].iloc[1:].isna().all() and got["score"].iloc[1:].isna().all()
+
+
+@pytest.mark.parametrize("npartitions", [1, 5])
+def test_dedup_gives_the_clis_clusters(client, cli, grown, tmp_path, npartitions):
+    path = tmp_path / "addresses.tsv"
+    grown.to_csv(path, sep="\t", header=False, index=False)
+    expected = cli_table(cli, path)
+
+    got = gdask.dedup(dd.from_pandas(grown, npartitions=npartitions), "address", id_column="id", model=MODEL).compute()
+    assert list(got["id"]) == list(expected["id"])
+    for c in ("cluster_id", "cluster_size", "best_match_id"):
+        assert got[c].tolist() == expected[c].tolist(), c
+    np.testing.assert_allclose(got["best_match_score"].astype(float), expected["best_match_score"], atol=1e-6)
+    assert expected["cluster_size"].max() > 1  # the file has places written several ways
+
+
+def test_dedup_bad_rows_fail_naming_the_row_or_are_reported(client, cli, tmp_path):
+    frame = pd.DataFrame({"id": ["a", "b", "c", "a", "d"],
+                          "address": ["杭州市文三路478号华星大厦", None, "文三路478号华星科技大厦", "北京市海淀区", "\u200b \u3000"]})
+    ddf = dd.from_pandas(frame, npartitions=2)
+    with pytest.raises(ValueError, match=r'row 1 \(id "b"\): not a str'):
+        gdask.dedup(dd.from_pandas(frame.head(3), npartitions=2), id_column="id", model=MODEL).compute()
+    with pytest.raises(ValueError, match=r'id "a" already used'):
+        gdask.dedup(dd.from_pandas(frame.iloc[[0, 2, 3]], npartitions=2), id_column="id", model=MODEL).compute()
+    got = gdask.dedup(ddf, id_column="id", model=MODEL, on_error="skip").compute()
+    assert len(got) == 5  # nothing dropped
+    errors = got["error"].tolist()
+    assert errors[0] is None and errors[2] is None
+    assert errors[1] == "not a str (got NoneType)"
+    assert "already used" in errors[3]
+    assert errors[4] is not None
+    assert got["cluster_id"].iloc[[1, 3, 4]].isna().all()
+    # The good rows get what the CLI gives for them alone.
+    path = tmp_path / "good.tsv"
+    path.write_text("a\t杭州市文三路478号华星大厦\nc\t文三路478号华星科技大厦\n", encoding="utf-8")
+    expected = cli_table(cli, path)
+    assert got["cluster_id"].iloc[[0, 2]].tolist() == expected["cluster_id"].tolist()
