@@ -162,7 +162,7 @@ def _normalize_partition(part: pd.DataFrame, column: str, id_column: Optional[st
     normalized, why = _dedup_model(model, precision, head).normalize([values[i] for i in good])
     for i, t, e in zip(good, normalized, why):
         texts[i], errors[i] = t, e
-    ids = [str(v) for v in part[id_column]] if id_column else None
+    ids = [str(v) for v in (part[id_column] if id_column else part.index)]
     if on_error == "fail":
         for i, e in enumerate(errors):
             if e is not None:
@@ -187,7 +187,7 @@ def _distinct(parts: list[tuple[list, list, Optional[list]]], on_error: str) -> 
         for j, t in enumerate(texts):
             if t is None:
                 continue
-            row_id = part_ids[j] if part_ids is not None else str(len(address_of_row) + 1)
+            row_id = part_ids[j]
             if row_id in row_of_id:
                 why = f'id "{row_id}" already used on good row {row_of_id[row_id] + 1}'
                 if on_error == "fail":
@@ -231,7 +231,7 @@ def _cluster(distinct: dict, pairs: np.ndarray, model: str, precision: str, head
         "cluster_id": ids[table["cluster_row"]],
         "cluster_size": table["cluster_size"].astype(np.int64),
         "best_match_id": np.where(best_row >= 0, ids[np.maximum(best_row, 0)], None),
-        "best_match_score": table["best_match_score"].astype(np.float32),
+        "best_match_score": np.where(best_row >= 0, table["best_match_score"], np.float32(np.nan)).astype(np.float32),
     }
 
 
@@ -277,8 +277,10 @@ def dedup(ddf: dd.DataFrame, column: str = "address", *, id_column: Optional[str
     _check_on_error(on_error)
     if merge not in ("exact", "partial"):
         raise ValueError(f'merge must be "exact" or "partial", not "{merge}"')
+    if not 0 < threshold <= 1:
+        raise ValueError(f"threshold must be in (0, 1], not {threshold}")
     if neighbours < 1:
-        raise ValueError("neighbours must be at least 1")
+        raise ValueError(f"neighbours must be at least 1, not {neighbours}")
     for c in (column, id_column):
         if c is not None and c not in ddf.columns:
             raise ValueError(f"no column {c!r} in the frame (columns: {list(ddf.columns)})")

@@ -40,7 +40,8 @@ def cli_table(cli, path) -> pd.DataFrame:
     lines = [line.split("\t") for line in out.splitlines()]
     frame = pd.DataFrame(lines[1:], columns=lines[0])
     frame["cluster_size"] = frame["cluster_size"].astype(int)
-    frame["best_match_score"] = frame["best_match_score"].astype(float)
+    frame["best_match_score"] = pd.to_numeric(frame["best_match_score"])  # empty: no match, NaN
+    frame["best_match_id"] = frame["best_match_id"].replace("", None)
     return frame
 
 
@@ -84,6 +85,10 @@ def test_dedup_gives_the_clis_clusters(client, cli, grown, tmp_path, npartitions
     for c in ("cluster_id", "cluster_size", "best_match_id"):
         assert got[c].tolist() == expected[c].tolist(), c
     np.testing.assert_allclose(got["best_match_score"].astype(float), expected["best_match_score"], atol=1e-6)
+    # Without an id column, rows are named by their index labels.
+    by_index = gdask.dedup(dd.from_pandas(grown.set_index("id"), npartitions=npartitions, sort=False), "address",
+                           model=MODEL).compute()
+    assert by_index["cluster_id"].tolist() == expected["cluster_id"].tolist()
     assert expected["cluster_size"].max() > 1  # the file has places written several ways
 
 
