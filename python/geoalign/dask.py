@@ -17,7 +17,9 @@ whole file) and clustering run as one task each, on one worker.
 """
 from __future__ import annotations
 
+import os
 import threading
+from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Optional
 
 import numpy as np
@@ -41,34 +43,69 @@ _cache_lock = threading.Lock()
 loads = 0  # models this process has loaded (tests check it stays one per worker)
 
 
-def _worker_threads() -> int:
-    """The worker's thread count, so the C++ pool does not oversubscribe its cores."""
+@dataclass(frozen=True)
+class Layout:
+    """How a job's tasks share the cluster's cores."""
+
+    slots: int  # tasks that run at once over all workers (their threads)
+    threads: int  # C++ threads per task: a host's cores over the task slots on it
+    host_threads: int  # C++ threads for a task that runs alone (blocking, clustering): a host's cores
+
+
+def layout() -> Layout:
+    """The current Dask client's workers, grouped by host. 2 cores and 2 one-thread
+    workers give 1 thread per task; 2 cores and 1 one-thread worker give 2. Without a
+    distributed client, the local scheduler: threads 0 (every core, the engine's own
+    parallel loops)."""
     try:
-        from distributed import get_worker
+        from distributed import get_client
 
-        return int(get_worker().nthreads)
+        client = get_client()
     except (ImportError, ValueError):
-        return 0  # not on a worker: every core
+        return Layout(slots=os.cpu_count() or 1, threads=0, host_threads=0)
+    workers = client.scheduler_info()["workers"]
+    cores = client.run(lambda: len(os.sched_getaffinity(0)))
+    slots: dict[str, int] = {}
+    host_cores: dict[str, int] = {}
+    for address, info in workers.items():
+        slots[info["host"]] = slots.get(info["host"], 0) + int(info["nthreads"])
+        host_cores[info["host"]] = cores.get(address, 1)
+    if not slots:
+        raise ValueError("the Dask client has no workers")
+    return Layout(slots=sum(slots.values()), threads=max(1, min(host_cores[h] // max(slots[h], 1) for h in slots)),
+                  host_threads=min(host_cores.values()))
 
 
-def _cached(key: Hashable, make: Callable[[], Any]) -> Any:
+def _cached(key: Hashable, make: Callable[[], Any], threads: int) -> Any:
     global loads
+    _geoalign.set_threads(threads)  # process-wide; every task of a job asks for the same
     with _cache_lock:
         if key not in _cache:
-            _geoalign.set_threads(_worker_threads())
             _cache[key] = make()
             loads += 1
         return _cache[key]
 
 
-def _matcher(model: str, precision: str):
+def _matcher(model: str, precision: str, threads: int):
     from . import Matcher
 
-    return _cached(("matcher", model, precision), lambda: Matcher(model, precision=precision))
+    return _cached(("matcher", model, precision), lambda: Matcher(model, precision=precision), threads)
 
 
-def _dedup_model(model: str, precision: str, head: str):
-    return _cached(("dedup", model, precision, head), lambda: _geoalign.DedupModel(model, precision, head))
+@dataclass(frozen=True)
+class _Engine:
+    """What every dedup task needs to find its worker's model."""
+
+    model: str
+    precision: str
+    head: str
+    threads: int  # per task
+    host_threads: int  # for the tasks that run alone
+
+
+def _dedup_model(e: _Engine):
+    return _cached(("dedup", e.model, e.precision, e.head), lambda: _geoalign.DedupModel(e.model, e.precision, e.head),
+                   e.threads)
 
 
 def _check_on_error(on_error: str) -> None:
@@ -97,8 +134,8 @@ def _row_name(part: pd.DataFrame, i: int, id_column: Optional[str]) -> str:
 # --- score ------------------------------------------------------------------------------
 
 
-def _score_partition(part: pd.DataFrame, addr1: str, addr2: str, model: str, precision: str, batch_size: int,
-                     on_error: str) -> pd.DataFrame:
+def _score_partition(part: pd.DataFrame, addr1: str, addr2: str, model: str, precision: str, threads: int,
+                     batch_size: int, on_error: str) -> pd.DataFrame:
     errors = [None] * len(part)
     for i, (a, b) in enumerate(zip(part[addr1], part[addr2])):
         why = _bad_text(a) or _bad_text(b)
@@ -112,7 +149,7 @@ def _score_partition(part: pd.DataFrame, addr1: str, addr2: str, model: str, pre
     for c in SCORE_COLUMNS:
         out[c] = None if c == "label" else np.nan
     if good:
-        scored = _matcher(model, precision).score_frame(part.iloc[good], addr1, addr2, batch_size=batch_size)
+        scored = _matcher(model, precision, threads).score_frame(part.iloc[good], addr1, addr2, batch_size=batch_size)
         for c in SCORE_COLUMNS:
             out.iloc[good, out.columns.get_loc(c)] = scored[c].to_numpy()
     out["score"] = out["score"].astype("float32")
@@ -124,7 +161,8 @@ def _score_partition(part: pd.DataFrame, addr1: str, addr2: str, model: str, pre
 
 
 def score(ddf: dd.DataFrame, addr1: str = "addr1", addr2: str = "addr2", *, model: Optional[str] = None,
-          precision: str = "auto", batch_size: int = 64, on_error: str = "fail") -> dd.DataFrame:
+          precision: str = "auto", batch_size: int = 64, on_error: str = "fail",
+          threads: Optional[int] = None) -> dd.DataFrame:
     """Scores the address pairs in two columns of a Dask DataFrame.
 
     Returns the frame with ``label``, ``score``, ``p_not_match``, ``p_partial_match`` and
@@ -134,6 +172,9 @@ def score(ddf: dd.DataFrame, addr1: str = "addr1", addr2: str = "addr2", *, mode
     on_error: ``"fail"`` (a bad cell, None or blank or not a str, fails the job naming
     its row and column) or ``"skip"`` (the row keeps empty scores and an ``error`` column
     says why; nothing is dropped).
+
+    threads: C++ threads per task; None: a host's cores shared by the worker threads on
+    it (:func:`layout`).
     """
     _check_on_error(on_error)
     for c in (addr1, addr2):
@@ -146,20 +187,21 @@ def score(ddf: dd.DataFrame, addr1: str = "addr1", addr2: str = "addr2", *, mode
         meta[c] = pd.Series(dtype="float32")
     if on_error == "skip":
         meta["error"] = pd.Series(dtype=object)
-    return ddf.map_partitions(_score_partition, addr1, addr2, model, precision, batch_size, on_error, meta=meta)
+    return ddf.map_partitions(_score_partition, addr1, addr2, model, precision,
+                              layout().threads if threads is None else threads, batch_size, on_error, meta=meta)
 
 
 # --- dedup ------------------------------------------------------------------------------
 
 
-def _normalize_partition(part: pd.DataFrame, column: str, id_column: Optional[str], model: str, precision: str,
-                         head: str, on_error: str) -> tuple[list, list, Optional[list]]:
+def _normalize_partition(part: pd.DataFrame, column: str, id_column: Optional[str], engine: _Engine,
+                         on_error: str) -> tuple[list, list, Optional[list]]:
     """Per row: its normalized text (None for a bad row), why it is bad, and its id."""
     values = list(part[column])
     errors: list[Optional[str]] = [_bad_text(v) for v in values]
     good = [i for i, e in enumerate(errors) if e is None]
     texts: list[Optional[str]] = [None] * len(values)
-    normalized, why = _dedup_model(model, precision, head).normalize([values[i] for i in good])
+    normalized, why = _dedup_model(engine).normalize([values[i] for i in good])
     for i, t, e in zip(good, normalized, why):
         texts[i], errors[i] = t, e
     ids = [str(v) for v in (part[id_column] if id_column else part.index)]
@@ -204,25 +246,28 @@ def _distinct(parts: list[tuple[list, list, Optional[list]]], on_error: str) -> 
             "ids": ids, "skipped": skipped, "good_per_part": good_per_part}
 
 
-def _embed_chunk(distinct: dict, first: int, last: int, model: str, precision: str, head: str):
-    return _dedup_model(model, precision, head).embed_and_locate(distinct["texts"][first:last])
+def _embed_chunk(distinct: dict, first: int, last: int, engine: _Engine):
+    return _dedup_model(engine).embed_and_locate(distinct["texts"][first:last])
 
 
-def _block(distinct: dict, neighbours: int, *chunks) -> np.ndarray:
+def _block(distinct: dict, engine: _Engine, neighbours: int, *chunks) -> np.ndarray:
+    _geoalign.set_threads(engine.host_threads)  # the one task running: the host's cores are its own
     vectors = np.concatenate([c[0] for c in chunks])
     regions = np.concatenate([c[1] for c in chunks])
     return _geoalign.dedup_block(distinct["texts"], regions, vectors, neighbours)
 
 
-def _score_chunk(distinct: dict, pairs: np.ndarray, first: int, last: int, model: str, precision: str, head: str):
-    return _dedup_model(model, precision, head).score_pairs(distinct["texts"], pairs[first:last])
+def _score_chunk(distinct: dict, pairs: np.ndarray, engine: _Engine):
+    return _dedup_model(engine).score_pairs(distinct["texts"], pairs)
 
 
-def _cluster(distinct: dict, pairs: np.ndarray, model: str, precision: str, head: str, merge: str, threshold: float,
+def _cluster(distinct: dict, pairs: np.ndarray, engine: _Engine, merge: str, threshold: float,
              *scored) -> dict:
     labels = np.concatenate([s[0] for s in scored]) if scored else np.zeros(0, np.uint32)
     probabilities = np.concatenate([s[1] for s in scored]) if scored else np.zeros((0, 3), np.float32)
-    cluster, best_match, best_link, _ = _dedup_model(model, precision, head).cluster(
+    model = _dedup_model(engine)
+    _geoalign.set_threads(engine.host_threads)  # the one task running
+    cluster, best_match, best_link, _ = model.cluster(
         distinct["texts"], pairs, labels, probabilities, merge, threshold)
     table = _geoalign.dedup_table(distinct["address_of_row"], cluster, best_match, best_link)
     ids = np.asarray(distinct["ids"], dtype=object)
@@ -259,7 +304,8 @@ def _rows_out(part: pd.DataFrame, p: int, normalized: tuple[list, list, Optional
 def dedup(ddf: dd.DataFrame, column: str = "address", *, id_column: Optional[str] = None,
           model: Optional[str] = None, threshold: float = 0.5, merge: str = "exact", neighbours: int = 20,
           precision: str = "auto", head: str = "rerank", on_error: str = "fail",
-          addresses_per_task: int = 20_000, pairs_per_task: int = 500_000) -> dd.DataFrame:
+          addresses_per_task: Optional[int] = None, pairs_per_task: Optional[int] = None,
+          threads: Optional[int] = None) -> dd.DataFrame:
     """Deduplicates the addresses in one column of a Dask DataFrame into entities.
 
     Returns the frame with ``cluster_id``, ``cluster_size``, ``best_match_id`` and
@@ -270,6 +316,10 @@ def dedup(ddf: dd.DataFrame, column: str = "address", *, id_column: Optional[str
     on_error: ``"fail"`` (a bad row, None or blank or not a str, fails the job naming it)
     or ``"skip"`` (the row is left out of dedup, keeps empty cluster columns, and an
     ``error`` column says why; nothing is dropped).
+
+    threads: C++ threads per task, as for :func:`score`.
+    addresses_per_task, pairs_per_task: how much one embedding or scoring task takes;
+    None: at least four tasks per worker thread, at most 20,000 addresses or 500,000 pairs.
 
     The steps up to clustering run when this is called (on the current Dask scheduler);
     the returned frame maps the result back onto the rows, partition by partition.
@@ -285,23 +335,30 @@ def dedup(ddf: dd.DataFrame, column: str = "address", *, id_column: Optional[str
         if c is not None and c not in ddf.columns:
             raise ValueError(f"no column {c!r} in the frame (columns: {list(ddf.columns)})")
     model = model_dir(model)
-    settings = (model, precision, head)
+    cores = layout()
+    engine = _Engine(model, precision, head, cores.threads if threads is None else threads,
+                     cores.host_threads if threads is None else threads)
 
     parts = ddf.to_delayed()
     normalize = dask.delayed(_normalize_partition, pure=True)
-    normalized = [normalize(p, column, id_column, *settings, on_error) for p in parts]
+    normalized = [normalize(p, column, id_column, engine, on_error) for p in parts]
     distinct = dask.delayed(_distinct, pure=True)(normalized, on_error)
     normalized, distinct = dask.persist(normalized, distinct)
     n, good_per_part, skipped = dask.compute(*(dask.delayed(f)(distinct) for f in (
         lambda d: len(d["texts"]), lambda d: d["good_per_part"], lambda d: d["skipped"])))
 
-    chunks = [dask.delayed(_embed_chunk, pure=True)(distinct, i, min(i + addresses_per_task, n), *settings)
+    # Four chunks per task slot at least, so that every worker has work and none waits
+    # long on the slowest; no more than a bounded chunk each, so that memory stays flat.
+    addresses_per_task = addresses_per_task or min(20_000, max(256, -(-n // (4 * cores.slots))))
+    chunks = [dask.delayed(_embed_chunk, pure=True)(distinct, i, min(i + addresses_per_task, n), engine)
               for i in range(0, n, addresses_per_task)]
-    pairs = dask.delayed(_block, pure=True)(distinct, neighbours, *chunks).persist()
+    pairs = dask.delayed(_block, pure=True)(distinct, engine, neighbours, *chunks).persist()
     m = dask.delayed(len)(pairs).compute()
-    scored = [dask.delayed(_score_chunk, pure=True)(distinct, pairs, i, min(i + pairs_per_task, m), *settings)
+    pairs_per_task = pairs_per_task or min(500_000, max(4096, -(-m // (4 * cores.slots))))
+    # Slicing runs where the pairs are, so a scoring task receives its own slice only.
+    scored = [dask.delayed(_score_chunk, pure=True)(distinct, pairs[i:min(i + pairs_per_task, m)], engine)
               for i in range(0, m, pairs_per_task)]
-    table = dask.delayed(_cluster, pure=True)(distinct, pairs, *settings, merge, threshold, *scored).persist()
+    table = dask.delayed(_cluster, pure=True)(distinct, pairs, engine, merge, threshold, *scored).persist()
 
     meta = ddf._meta.copy()
     for c in DEDUP_COLUMNS:
