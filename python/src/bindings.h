@@ -13,3 +13,14 @@ void bind_dedup(pybind11::module_& m);
 void bind_dedup_stages(pybind11::module_& m);
 
 }  // namespace geoalign::python
+
+namespace geoalign::dedup {
+struct DedupTable;
+}
+
+namespace geoalign::python {
+
+// A dedup table as the package's columns (dedup.cpp): geoalign.dedup and geoalign.dask share it.
+pybind11::dict table_columns(const dedup::DedupTable& table);
+
+}  // namespace geoalign::python

@@ -14,6 +14,16 @@ namespace py = pybind11;
 
 }  // namespace
 
+py::dict table_columns(const dedup::DedupTable& table) {
+  // Rows, not ids: the package names them with its own ids.
+  py::dict columns;
+  columns["cluster_row"] = column<std::int64_t>(table.cluster_row);
+  columns["cluster_size"] = column<std::int64_t>(table.cluster_size);
+  columns["best_match_row"] = column<std::int64_t>(table.best_match_row);
+  columns["best_match_score"] = column<float>(table.best_match_score);
+  return columns;
+}
+
 void bind_dedup(py::module_& m) {
   m.def(
       "dedup",
@@ -33,13 +43,7 @@ void bind_dedup(py::module_& m) {
           const auto model = index::AddressModel::load(model_dir, p, head);
           table = dedup::dedup_table(dedup::deduplicate(*model, rows, options));
         }
-        // Rows, not ids: the package names them with its own ids.
-        py::dict columns;
-        columns["cluster_row"] = column<std::int64_t>(table.cluster_row);
-        columns["cluster_size"] = column<std::int64_t>(table.cluster_size);
-        columns["best_match_row"] = column<std::int64_t>(table.best_match_row);
-        columns["best_match_score"] = column<float>(table.best_match_score);
-        return columns;
+        return table_columns(table);
       },
       py::arg("addresses"), py::arg("model_dir"), py::arg("precision"), py::arg("head"), py::arg("threshold"),
       py::arg("merge"), py::arg("neighbours"));

@@ -257,13 +257,7 @@ py::dict table(const py::array_t<std::uint32_t, py::array::forcecast>& address_o
     if (a >= r.cluster.size()) throw py::value_error("address_of_row names an address past the end");
   }
   r.texts.resize(r.cluster.size());
-  const dedup::DedupTable t = dedup::dedup_table(r);
-  py::dict out;
-  out["cluster_row"] = column<std::int64_t>(t.cluster_row);
-  out["cluster_size"] = column<std::int64_t>(t.cluster_size);
-  out["best_match_row"] = column<std::int64_t>(t.best_match_row);
-  out["best_match_score"] = column<float>(t.best_match_score);
-  return out;
+  return table_columns(dedup::dedup_table(r));
 }
 
 }  // namespace
