@@ -27,6 +27,10 @@ class PairComparer {
   ParsedAddress parse(std::string_view address) const;
   std::vector<float> features(const ParsedAddress& a, const ParsedAddress& b) const;
 
+  // The parser itself, for callers that want a whole address parsed (the server's
+  // /v1/parse), not only the prefix that pairs are compared on.
+  const AddressParser& parser() const { return parser_; }
+
  private:
   PairComparer(AddressParser parser, TermWeights weights) : parser_(std::move(parser)), weights_(std::move(weights)) {}
   AddressParser parser_;
