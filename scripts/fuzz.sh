@@ -29,6 +29,14 @@ http_seed match $'\x07' $'POST /v1/match HTTP/1.1\r\nHost: x' '{"pairs":[["北�
 http_seed embed $'\x40' $'POST /v1/embed HTTP/1.0\r\nExpect: 100-continue' '{"addresses":["杭州",""]}'
 http_seed kserve $'\x20' $'POST /v2/models/geoalign/infer HTTP/1.1\r\nConnection: keep-alive' \
   '{"id":"7","inputs":[{"name":"pairs","datatype":"BYTES","shape":[1,2],"data":[["a","b"]]}]}'
+# Binary tensor data: the JSON header, then a 4-byte little-endian length before each
+# BYTES element (printf writes the NUL bytes a shell string cannot hold).
+header='{"inputs":[{"name":"addr1","datatype":"BYTES","shape":[1],"parameters":{"binary_data_size":5}},{"name":"addr2","datatype":"BYTES","shape":[1],"parameters":{"binary_data_size":6}}],"outputs":[{"name":"score","parameters":{"binary_data":true}}]}'
+{
+  printf '\x10POST /v2/models/geoalign/infer HTTP/1.1\r\nInference-Header-Content-Length: %s\r\n' "${#header}"
+  printf 'Content-Length: %s\r\n\r\n%s' "$((${#header} + 11))" "$header"
+  printf '\x01\x00\x00\x00a\x02\x00\x00\x00bc'
+} >"$out/corpus/fuzz_http/kserve_binary"
 # fuzz_index_files: the first byte picks the reader (odd: lexical postings, even: records).
 mkdir -p "$out/corpus/fuzz_index_files"
 printf '\x00\x03\x00\x00\x00\x00\x00\x00\x00abc\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00\x00\x00\x00\x00' \

@@ -1,7 +1,11 @@
 #include "serve/api.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
+#include "serve/kserve_binary.h"
+#include "serve/routes.h"
 #include "serve/search_request.h"
 #include "text/unicode.h"
 #include "text/utf8.h"
@@ -59,7 +63,8 @@ std::variant<ParsedRequest, ApiError> parse_match(const json& body, std::size_t 
   return r;
 }
 
-std::variant<ParsedRequest, ApiError> parse_embed(const json& body, std::size_t max_items) {
+// /v1/embed's and /v1/parse's body: {"addresses": [...]}.
+std::variant<ParsedRequest, ApiError> parse_addresses(const json& body, std::size_t max_items) {
   if (!body.contains("addresses")) return bad("missing field \"addresses\"");
   const json& a = body["addresses"];
   if (!a.is_array()) return bad("\"addresses\" must be an array of strings");
@@ -101,11 +106,51 @@ std::variant<ParsedRequest, ApiError> parse_search(const json& body, std::size_t
   return r;
 }
 
+constexpr const char* kKServeOutputs[] = {"label", "score", "probabilities"};
+
+// A boolean in an object's "parameters", if set.
+std::variant<bool, ApiError> flag_parameter(const json& object, const char* name, bool otherwise) {
+  if (!object.contains("parameters")) return otherwise;
+  const json& parameters = object["parameters"];
+  if (!parameters.is_object()) return bad("\"parameters\" must be an object");
+  if (!parameters.contains(name)) return otherwise;
+  if (!parameters[name].is_boolean()) return bad("\"" + std::string(name) + "\" must be true or false");
+  return parameters[name].get<bool>();
+}
+
+// The outputs a KServe request asks for: those it names, in its order, or all of them.
+// Each comes back binary when its parameters.binary_data says so, or else when the
+// request's parameters.binary_data_output does.
+std::optional<ApiError> take_outputs(const json& body, std::vector<KServeOutput>& outputs) {
+  auto all_binary = flag_parameter(body, "binary_data_output", false);
+  if (auto* e = std::get_if<ApiError>(&all_binary)) return *e;
+  const bool binary = std::get<bool>(all_binary);
+  if (!body.contains("outputs")) {
+    for (const char* name : kKServeOutputs) outputs.push_back({name, binary});
+    return std::nullopt;
+  }
+  if (!body["outputs"].is_array()) return bad("\"outputs\" must be an array");
+  for (const json& output : body["outputs"]) {
+    if (!output.is_object() || !output.contains("name") || !output["name"].is_string()) {
+      return bad("each output needs a string \"name\"");
+    }
+    const std::string name = output["name"];
+    if (std::find(std::begin(kKServeOutputs), std::end(kKServeOutputs), name) == std::end(kKServeOutputs)) {
+      return bad("no output \"" + name + "\"; the outputs are label, score and probabilities");
+    }
+    auto flag = flag_parameter(output, "binary_data", binary);
+    if (auto* e = std::get_if<ApiError>(&flag)) return *e;
+    outputs.push_back({name, std::get<bool>(flag)});
+  }
+  return std::nullopt;
+}
+
 // KServe v2: BYTES inputs "addr1" and "addr2" of shape [N] (or [N, 1]), or one input of
 // shape [N, 2] holding the pairs row by row.
 std::variant<ParsedRequest, ApiError> parse_kserve(const json& body, std::size_t max_items) {
   if (!body.contains("inputs") || !body["inputs"].is_array()) return bad("missing array field \"inputs\"");
   ParsedRequest r;
+  if (auto e = take_outputs(body, r.outputs)) return *e;
   if (body.contains("id")) {
     if (!body["id"].is_string()) return bad("\"id\" must be a string");
     r.id = body["id"].get<std::string>();
@@ -161,17 +206,74 @@ json match_json(const MatchResult& m) {
           {"probabilities", {{"not_match", m.p_not_match}, {"partial_match", m.p_partial_match}, {"exact_match", m.p_exact_match}}}};
 }
 
+// One output tensor, as JSON data or appended to `binary`.
+json kserve_output(const KServeOutput& output, const runtime::InferenceRequest& done, std::string& binary) {
+  const std::size_t n = done.size();
+  json tensor = {{"name", output.name}};
+  std::vector<std::string> labels;
+  std::vector<float> values;
+  if (output.name == "label") {
+    for (const auto& m : done.matches) labels.push_back(m.label);
+    tensor["datatype"] = "BYTES";
+    tensor["shape"] = {n};
+  } else {
+    for (const auto& m : done.matches) {
+      if (output.name == "score") {
+        values.push_back(m.score);
+      } else {
+        values.insert(values.end(), {m.p_not_match, m.p_partial_match, m.p_exact_match});
+      }
+    }
+    tensor["datatype"] = "FP32";
+    tensor["shape"] = output.name == "score" ? json{n} : json{n, 3};
+  }
+  if (!output.binary) {
+    tensor["data"] = output.name == "label" ? json(labels) : json(values);
+    return tensor;
+  }
+  const std::size_t before = binary.size();
+  if (output.name == "label") {
+    append_bytes(binary, labels);
+  } else {
+    append_fp32(binary, values);
+  }
+  tensor["parameters"] = {{"binary_data_size", binary.size() - before}};
+  return tensor;
+}
+
+ResponseBody render_kserve(const ParsedRequest& parsed, const runtime::InferenceRequest& done) {
+  std::string binary;
+  json outputs = json::array();
+  for (const KServeOutput& output : parsed.outputs) outputs.push_back(kserve_output(output, done, binary));
+  json out = {{"model_name", "geoalign"}, {"model_version", "1"}, {"outputs", std::move(outputs)}};
+  if (!parsed.id.empty()) out["id"] = parsed.id;
+  ResponseBody body{out.dump(), {}};
+  if (std::any_of(parsed.outputs.begin(), parsed.outputs.end(), [](const KServeOutput& o) { return o.binary; })) {
+    body.inference_header_length = body.bytes.size();
+    body.bytes += binary;
+  }
+  return body;
+}
+
 }  // namespace
 
 std::optional<Endpoint> inference_endpoint(std::string_view target) {
-  if (target == "/v1/match") return Endpoint::Match;
-  if (target == "/v1/embed") return Endpoint::Embed;
-  if (target == "/v2/models/geoalign/infer") return Endpoint::KServeInfer;
-  if (target == "/v1/search") return Endpoint::Search;
-  return std::nullopt;
+  const Route* route = find_route(target);
+  return route == nullptr ? std::nullopt : route->endpoint;
 }
 
-std::variant<ParsedRequest, ApiError> parse_request(Endpoint endpoint, std::string_view body, std::size_t max_items) {
+std::variant<ParsedRequest, ApiError> parse_request(Endpoint endpoint, std::string_view body, std::size_t max_items,
+                                                    std::optional<std::string_view> inference_header_length) {
+  std::string_view binary;
+  if (inference_header_length) {
+    if (endpoint != Endpoint::KServeInfer) {
+      return bad("Inference-Header-Content-Length (binary tensor data) applies to /v2/models/geoalign/infer only");
+    }
+    auto split = split_binary_body(body, *inference_header_length);
+    if (auto* e = std::get_if<ApiError>(&split)) return *e;
+    body = std::get<BinaryBody>(split).json;
+    binary = std::get<BinaryBody>(split).binary;
+  }
   json parsed;
   try {
     parsed = json::parse(body);
@@ -183,63 +285,38 @@ std::variant<ParsedRequest, ApiError> parse_request(Endpoint endpoint, std::stri
   if (!parsed.is_object()) return bad("request body must be a JSON object");
   switch (endpoint) {
     case Endpoint::Match: return parse_match(parsed, max_items);
-    case Endpoint::Embed: return parse_embed(parsed, max_items);
-    case Endpoint::KServeInfer: return parse_kserve(parsed, max_items);
+    case Endpoint::Embed:
+    case Endpoint::Parse: return parse_addresses(parsed, max_items);
+    case Endpoint::KServeInfer:
+      if (auto e = inline_binary_inputs(parsed, binary)) return *e;
+      return parse_kserve(parsed, max_items);
     case Endpoint::Search: return parse_search(parsed, max_items);
   }
   return bad("unknown endpoint");
 }
 
-std::string render_response(Endpoint endpoint, const ParsedRequest& parsed, const runtime::InferenceRequest& done) {
-  const std::size_t n = done.size();
-  if (endpoint == Endpoint::Match) {
-    json results = json::array();
-    for (const auto& m : done.matches) results.push_back(match_json(m));
-    return json{{"results", std::move(results)}}.dump();
+ResponseBody render_response(Endpoint endpoint, const ParsedRequest& parsed, const runtime::InferenceRequest& done) {
+  switch (endpoint) {
+    case Endpoint::Match: {
+      json results = json::array();
+      for (const auto& m : done.matches) results.push_back(match_json(m));
+      return {json{{"results", std::move(results)}}.dump(), {}};
+    }
+    case Endpoint::Embed:
+      return {json{{"embeddings", done.vectors}, {"dimension", done.vectors.empty() ? 0 : done.vectors[0].size()}}.dump(),
+              {}};
+    case Endpoint::Search:
+    case Endpoint::Parse: {
+      const auto& results = dynamic_cast<const JsonResultsRequest&>(done).results;
+      return {json{{"results", results}}.dump(-1, ' ', false, json::error_handler_t::replace), {}};
+    }
+    case Endpoint::KServeInfer: return render_kserve(parsed, done);
   }
-  if (endpoint == Endpoint::Embed) {
-    return json{{"embeddings", done.vectors}, {"dimension", done.vectors.empty() ? 0 : done.vectors[0].size()}}.dump();
-  }
-  if (endpoint == Endpoint::Search) {
-    const auto& search = dynamic_cast<const SearchRequest&>(done);
-    return json{{"results", search.results}}.dump(-1, ' ', false, json::error_handler_t::replace);
-  }
-  json labels = json::array(), scores = json::array(), probs = json::array();
-  for (const auto& m : done.matches) {
-    labels.push_back(m.label);
-    scores.push_back(m.score);
-    probs.push_back(m.p_not_match);
-    probs.push_back(m.p_partial_match);
-    probs.push_back(m.p_exact_match);
-  }
-  json out = {{"model_name", "geoalign"},
-              {"model_version", "1"},
-              {"outputs",
-               {{{"name", "label"}, {"datatype", "BYTES"}, {"shape", {n}}, {"data", labels}},
-                {{"name", "score"}, {"datatype", "FP32"}, {"shape", {n}}, {"data", scores}},
-                {{"name", "probabilities"}, {"datatype", "FP32"}, {"shape", {n, 3}}, {"data", probs}}}}};
-  if (!parsed.id.empty()) out["id"] = parsed.id;
-  return out.dump();
+  throw std::logic_error("render_response: unknown endpoint");
 }
 
 std::string render_error(const ApiError& error) {
   return json{{"error", error.message}, {"type", error.type}}.dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
-std::string render_model_metadata(const std::vector<std::string>& labels, std::size_t embedding_dim) {
-  return json{{"name", "geoalign"},
-              {"versions", {"1"}},
-              {"platform", "geoalign"},
-              {"labels", labels},
-              {"embedding_dimension", embedding_dim},
-              {"inputs",
-               {{{"name", "addr1"}, {"datatype", "BYTES"}, {"shape", {-1}}},
-                {{"name", "addr2"}, {"datatype", "BYTES"}, {"shape", {-1}}}}},
-              {"outputs",
-               {{{"name", "label"}, {"datatype", "BYTES"}, {"shape", {-1}}},
-                {{"name", "score"}, {"datatype", "FP32"}, {"shape", {-1}}},
-                {{"name", "probabilities"}, {"datatype", "FP32"}, {"shape", {-1, 3}}}}}}
-      .dump();
 }
 
 }  // namespace geoalign::serve

@@ -19,11 +19,18 @@ struct ApiError {
   std::string message;
 };
 
-enum class Endpoint { Match, Embed, KServeInfer, Search };
+enum class Endpoint { Match, Embed, KServeInfer, Search, Parse };
+
+// A KServe output a request asks for, and whether it comes back as binary data.
+struct KServeOutput {
+  std::string name;  // label, score or probabilities
+  bool binary = false;
+};
 
 struct ParsedRequest {
   std::vector<std::string> first, second;  // pairs, addresses or queries
   std::string id;                           // KServe request id, echoed back
+  std::vector<KServeOutput> outputs;        // KServe: in the order asked; all three when none is named
   index::SearchOptions search;              // /v1/search's; its region is a name (北京市), not yet a code
 };
 
@@ -32,12 +39,20 @@ std::optional<Endpoint> inference_endpoint(std::string_view target);
 
 // Validates a request body for the endpoint: 400 for malformed JSON, wrong types or
 // missing fields; 422 for empty or invalid text; 413 for more than max_items items.
-// /v1/match and /v1/embed need at least one item; /v1/search answers none with none.
-std::variant<ParsedRequest, ApiError> parse_request(Endpoint endpoint, std::string_view body, std::size_t max_items);
+// /v1/match, /v1/embed and /v1/parse need at least one item; /v1/search answers none
+// with none. `inference_header_length` is the value of a KServe request's
+// Inference-Header-Content-Length header: the body is binary (serve/kserve_binary.h).
+std::variant<ParsedRequest, ApiError> parse_request(Endpoint endpoint, std::string_view body, std::size_t max_items,
+                                                    std::optional<std::string_view> inference_header_length = {});
 
-std::string render_response(Endpoint endpoint, const ParsedRequest& parsed, const runtime::InferenceRequest& done);
+struct ResponseBody {
+  std::string bytes;
+  // Set when a KServe response carries binary outputs: the length of its JSON header,
+  // sent as Inference-Header-Content-Length.
+  std::optional<std::size_t> inference_header_length;
+};
+
+ResponseBody render_response(Endpoint endpoint, const ParsedRequest& parsed, const runtime::InferenceRequest& done);
 std::string render_error(const ApiError& error);
-// KServe v2 model metadata for GET /v2/models/geoalign.
-std::string render_model_metadata(const std::vector<std::string>& labels, std::size_t embedding_dim);
 
 }  // namespace geoalign::serve

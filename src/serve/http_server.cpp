@@ -12,7 +12,12 @@
 #include <unordered_set>
 
 #include "serve/api.h"
+#include "serve/kserve_model.h"
+#include "serve/openapi.h"
+#include "serve/parse_kind.h"
+#include "serve/routes.h"
 #include "serve/search_kind.h"
+#include "serve/search_request.h"
 
 namespace geoalign::serve {
 
@@ -79,17 +84,6 @@ struct Server::Impl {
 namespace {
 
 constexpr std::size_t kReadChunk = 16 * 1024;
-
-const char* endpoint_label(const std::string& target) {
-  if (target == "/v1/match") return "/v1/match";
-  if (target == "/v1/embed") return "/v1/embed";
-  if (target == "/v1/search") return "/v1/search";
-  if (target == "/v2/models/geoalign/infer") return "/v2/infer";
-  if (target == "/metrics") return "/metrics";
-  if (target.rfind("/v2/health", 0) == 0) return "/v2/health";
-  if (target.rfind("/v2", 0) == 0) return "/v2/metadata";
-  return "other";
-}
 
 // Sets a tcp_stream deadline; a zero duration means none.
 void expire_after(beast::tcp_stream& stream, std::chrono::milliseconds d) {
@@ -209,35 +203,36 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void handle() {
     const std::string target(request_.target());
-    target_ = endpoint_label(target);
-    const bool get = request_.method() == http::verb::get;
-    const bool post = request_.method() == http::verb::post;
-    if (target == "/v2/health/live") return get ? respond_json(http::status::ok, R"({"live":true})") : not_allowed();
-    if (target == "/v2/health/ready" || target == "/v2/models/geoalign/ready") {
-      if (!get) return not_allowed();
-      const bool ready = server_.ready.load() && !server_.draining;
-      return respond_json(ready ? http::status::ok : http::status::service_unavailable,
-                          ready ? R"({"ready":true})" : R"({"ready":false})");
-    }
-    if (target == "/v2") {
-      return get ? respond_json(http::status::ok, R"({"name":"geoalign","version":"0.1.0","extensions":[]})")
-                 : not_allowed();
-    }
-    if (target == "/v2/models/geoalign") {
-      return get ? respond_json(http::status::ok,
-                                render_model_metadata(server_.scorer.labels(), server_.embedding_dim))
-                 : not_allowed();
-    }
-    if (target == "/metrics") {
-      return get ? respond(http::status::ok, server_.metrics.render(), "text/plain; version=0.0.4") : not_allowed();
-    }
-    const std::optional<Endpoint> endpoint = inference_endpoint(target);
-    if (!endpoint) return respond_error({404, "not_found", "no such endpoint: " + target});
-    if (endpoint == Endpoint::Search && server_.search == nullptr) {
+    const Route* route = find_route(target);
+    target_ = route == nullptr ? "other" : route->metrics_label;
+    if (route == nullptr) return respond_error({404, "not_found", "no such endpoint: " + target});
+    if (route->endpoint == Endpoint::Search && server_.search == nullptr) {
       return respond_error({404, "not_found", "/v1/search needs an index: start the server with --index DIR"});
     }
-    if (!post) return not_allowed();
-    infer(*endpoint);
+    if (route->endpoint == Endpoint::Parse && !can_parse(server_.scorer)) {
+      return respond_error({404, "not_found", "/v1/parse needs a model with a parser (a match head naming one)"});
+    }
+    const auto method = request_.method_string();
+    if (std::string_view(method.data(), method.size()) != route->method) return not_allowed();
+    switch (route->id) {
+      case RouteId::Live: return respond_json(http::status::ok, R"({"live":true})");
+      case RouteId::Ready:
+      case RouteId::ModelReady: {
+        const bool ready = server_.ready.load() && !server_.draining;
+        return respond_json(ready ? http::status::ok : http::status::service_unavailable,
+                            ready ? R"({"ready":true})" : R"({"ready":false})");
+      }
+      case RouteId::ServerMetadata: return respond_json(http::status::ok, render_server_metadata());
+      case RouteId::ModelMetadata:
+        return respond_json(http::status::ok, render_model_metadata(server_.scorer.labels(), server_.embedding_dim));
+      case RouteId::ModelConfig: {
+        const auto& batching = server_.batcher.options();
+        return respond_json(http::status::ok, render_model_config(batching.max_batch_size, batching.max_queue_delay));
+      }
+      case RouteId::Metrics: return respond(http::status::ok, server_.metrics.render(), "text/plain; version=0.0.4");
+      case RouteId::OpenApi: return respond_json(http::status::ok, std::string(openapi_document()));
+      case RouteId::Inference: return infer(*route->endpoint);
+    }
   }
 
   void infer(Endpoint endpoint) {
@@ -246,7 +241,11 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     // A request larger than the whole queue could never be accepted: 413, not 429.
     const std::size_t max_items = std::min(server_.options.max_items_per_request, server_.batcher.options().max_queue);
-    auto parsed = parse_request(endpoint, request_.body(), max_items);
+    std::optional<std::string_view> header_length;
+    if (const auto field = request_.find("Inference-Header-Content-Length"); field != request_.end()) {
+      header_length = std::string_view(field->value().data(), field->value().size());
+    }
+    auto parsed = parse_request(endpoint, request_.body(), max_items, header_length);
     if (auto* error = std::get_if<ApiError>(&parsed)) return respond_error(*error);
     auto parsed_request = std::make_shared<ParsedRequest>(std::move(std::get<ParsedRequest>(parsed)));
     std::shared_ptr<InferenceRequest> request;
@@ -292,6 +291,12 @@ class Session : public std::enable_shared_from_this<Session> {
   // search region that names no known place.
   std::shared_ptr<InferenceRequest> make_request(Endpoint endpoint, ParsedRequest& parsed) const {
     if (endpoint == Endpoint::Search) return server_.search->make_request(std::move(parsed.first), std::move(parsed.search));
+    if (endpoint == Endpoint::Parse) {
+      auto parse = std::make_shared<JsonResultsRequest>();
+      parse->kind = &parse_kind();
+      parse->first = std::move(parsed.first);
+      return parse;
+    }
     auto request = std::make_shared<InferenceRequest>();
     request->kind = endpoint == Endpoint::Embed ? &runtime::embed_kind() : &runtime::match_kind();
     request->first = std::move(parsed.first);
@@ -332,8 +337,13 @@ class Session : public std::enable_shared_from_this<Session> {
     timer_.cancel();
     try {
       switch (done.outcome) {
-        case InferenceRequest::Outcome::Ok:
-          return respond_json(http::status::ok, render_response(endpoint, parsed, done));
+        case InferenceRequest::Outcome::Ok: {
+          ResponseBody body = render_response(endpoint, parsed, done);
+          if (!body.inference_header_length) return respond_json(http::status::ok, std::move(body.bytes));
+          // Triton's binary tensor data: JSON header, then the raw outputs.
+          return respond(http::status::ok, std::move(body.bytes), "application/octet-stream", false,
+                         body.inference_header_length);
+        }
         case InferenceRequest::Outcome::TimedOut:
           return respond_error({504, "timeout", done.error});
         case InferenceRequest::Outcome::Cancelled:
@@ -361,7 +371,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void respond_json(http::status status, std::string body) { respond(status, std::move(body), "application/json"); }
 
-  void respond(http::status status, std::string body, const char* content_type, bool retry_after = false) {
+  void respond(http::status status, std::string body, const char* content_type, bool retry_after = false,
+               std::optional<std::size_t> inference_header_length = {}) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
     server_.metrics.request_latency.observe(seconds);
     server_.metrics.count_request(target_, static_cast<int>(status));
@@ -370,6 +381,9 @@ class Session : public std::enable_shared_from_this<Session> {
     response->set(http::field::server, "geoalign");
     response->set(http::field::content_type, content_type);
     if (retry_after) response->set(http::field::retry_after, "1");
+    if (inference_header_length) {
+      response->set("Inference-Header-Content-Length", std::to_string(*inference_header_length));
+    }
     response->keep_alive(keep_alive_ && !server_.draining);
     response->body() = std::move(body);
     response->prepare_payload();

@@ -4,7 +4,8 @@
 // would deliver them, with pipelined requests parsed one after another. Each complete
 // request for an inference endpoint goes through the JSON API the server uses
 // (parse_request, then render_response for a result of the right size, or
-// render_error). A crash, a sanitizer report or an exception is a bug.
+// render_error), a KServe request with Inference-Header-Content-Length through the
+// binary tensor data parser as well. A crash, a sanitizer report or an exception is a bug.
 #include <utility>  // Boost 1.74's asio/awaitable.hpp uses std::exchange without it
 
 #include <boost/asio/buffer.hpp>
@@ -35,7 +36,11 @@ void handle(const http::request<http::string_body>& request) {
     render_error({404, "not_found", "no such endpoint: " + target});
     return;
   }
-  auto parsed = parse_request(*endpoint, request.body(), kMaxItems);
+  std::optional<std::string_view> header_length;
+  if (const auto field = request.find("Inference-Header-Content-Length"); field != request.end()) {
+    header_length = std::string_view(field->value().data(), field->value().size());
+  }
+  auto parsed = parse_request(*endpoint, request.body(), kMaxItems, header_length);
   if (auto* error = std::get_if<ApiError>(&parsed)) {
     if (error->status < 400 || error->status > 499) std::abort();
     render_error(*error);
@@ -45,7 +50,7 @@ void handle(const http::request<http::string_body>& request) {
   const bool pairs = *endpoint == Endpoint::Match || *endpoint == Endpoint::KServeInfer;
   if ((p.first.empty() && *endpoint != Endpoint::Search) || p.first.size() > kMaxItems) std::abort();
   if (pairs && p.second.size() != p.first.size()) std::abort();
-  SearchRequest done;  // holds what every endpoint renders
+  SearchRequest done;  // holds what every endpoint renders (search's and parse's results too)
   done.first = p.first;
   done.second = p.second;
   done.outcome = geoalign::runtime::InferenceRequest::Outcome::Ok;

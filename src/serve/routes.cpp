@@ -1,0 +1,37 @@
+#include "serve/routes.h"
+
+#include <algorithm>
+#include <array>
+
+namespace geoalign::serve {
+
+namespace {
+
+// Metrics labels group routes an operator watches together (every health probe, every
+// metadata read) and keep the label set bounded whatever clients request.
+constexpr std::array kRoutes{
+    Route{"/v2/health/live", "GET", RouteId::Live, "/v2/health"},
+    Route{"/v2/health/ready", "GET", RouteId::Ready, "/v2/health"},
+    Route{"/v2/models/geoalign/ready", "GET", RouteId::ModelReady, "/v2/health"},
+    Route{"/v2", "GET", RouteId::ServerMetadata, "/v2/metadata"},
+    Route{"/v2/models/geoalign", "GET", RouteId::ModelMetadata, "/v2/metadata"},
+    Route{"/v2/models/geoalign/config", "GET", RouteId::ModelConfig, "/v2/metadata"},
+    Route{"/metrics", "GET", RouteId::Metrics, "/metrics"},
+    Route{"/openapi.json", "GET", RouteId::OpenApi, "/openapi.json"},
+    Route{"/v1/match", "POST", RouteId::Inference, "/v1/match", Endpoint::Match},
+    Route{"/v1/embed", "POST", RouteId::Inference, "/v1/embed", Endpoint::Embed},
+    Route{"/v1/parse", "POST", RouteId::Inference, "/v1/parse", Endpoint::Parse},
+    Route{"/v1/search", "POST", RouteId::Inference, "/v1/search", Endpoint::Search},
+    Route{"/v2/models/geoalign/infer", "POST", RouteId::Inference, "/v2/infer", Endpoint::KServeInfer},
+};
+
+}  // namespace
+
+std::span<const Route> routes() { return kRoutes; }
+
+const Route* find_route(std::string_view target) {
+  const auto it = std::find_if(kRoutes.begin(), kRoutes.end(), [&](const Route& r) { return r.path == target; });
+  return it == kRoutes.end() ? nullptr : &*it;
+}
+
+}  // namespace geoalign::serve

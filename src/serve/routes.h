@@ -1,0 +1,38 @@
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "serve/api.h"
+
+namespace geoalign::serve {
+
+// What the server answers at a path.
+enum class RouteId {
+  Live,
+  Ready,
+  ModelReady,
+  ServerMetadata,
+  ModelMetadata,
+  ModelConfig,
+  Metrics,
+  OpenApi,
+  Inference,  // the route's `endpoint` says which
+};
+
+// One route of the server. The router dispatches through this table and the tests check
+// /openapi.json against it, so a route cannot be added without being documented.
+struct Route {
+  std::string_view path;
+  std::string_view method;  // "GET" or "POST"; any other method gets 405
+  RouteId id;
+  const char* metrics_label;  // the `endpoint` label of geoalign_requests_total
+  std::optional<Endpoint> endpoint = std::nullopt;  // for RouteId::Inference
+};
+
+std::span<const Route> routes();
+// The route at exactly `target`, or null.
+const Route* find_route(std::string_view target);
+
+}  // namespace geoalign::serve
