@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "serve/api.h"
+#include "support/binary_tensors.h"
 
 namespace geoalign::serve {
 namespace {
@@ -79,6 +80,131 @@ TEST(ServeApi, ErrorBodyIsJsonWithType) {
   const auto body = nlohmann::json::parse(render_error({422, "invalid_text", "pairs[0][1] is empty"}));
   EXPECT_EQ(body["error"], "pairs[0][1] is empty");
   EXPECT_EQ(body["type"], "invalid_text");
+}
+
+}  // namespace
+}  // namespace geoalign::serve
+
+namespace geoalign::serve {
+namespace {
+
+using nlohmann::json;
+using namespace geoalign::testing;
+
+TEST(ServeApi, ParseTakesAddressesWithMatchsLimits) {
+  auto p = std::get<ParsedRequest>(parse_request(Endpoint::Parse, R"({"addresses":["杭州市西湖区","北京"]})", 8));
+  EXPECT_EQ(p.first, (std::vector<std::string>{"杭州市西湖区", "北京"}));
+  EXPECT_EQ(error_of(Endpoint::Parse, R"({"address":["a"]})").status, 400);
+  EXPECT_EQ(error_of(Endpoint::Parse, R"({"addresses":[]})").status, 400);
+  EXPECT_EQ(error_of(Endpoint::Parse, R"({"addresses":["a", 1]})").message, "addresses[1] must be a string");
+  const auto blank = error_of(Endpoint::Parse, R"({"addresses":["a", "  "]})");
+  EXPECT_EQ(blank.status, 422);
+  EXPECT_EQ(blank.message, "addresses[1] is empty");
+  EXPECT_EQ(error_of(Endpoint::Parse, "{\"addresses\":[\"\xE6\x9D\"]}").status, 400);  // nlohmann refuses it
+  EXPECT_EQ(error_of(Endpoint::Parse, R"({"addresses":["a","b","c"]})", 2).status, 413);
+}
+
+std::variant<ParsedRequest, ApiError> parse_binary(const BinaryInferRequest& r) {
+  return parse_request(Endpoint::KServeInfer, r.body, 8, std::string_view(r.header_length));
+}
+
+TEST(ServeApi, BinaryInputsReadAsTheirJsonForm) {
+  const auto r = binary_infer_request({"北京市朝阳区", "a"}, {"北京朝阳", ""});
+  // The empty element parses, then fails the text check like an empty JSON string.
+  const auto parsed = parse_binary(r);
+  ASSERT_TRUE(std::holds_alternative<ApiError>(parsed));
+  EXPECT_EQ(std::get<ApiError>(parsed).message, "addr2[1] is empty");
+  const auto ok = std::get<ParsedRequest>(parse_binary(binary_infer_request({"北京市朝阳区", "a"}, {"北京朝阳", "b"})));
+  EXPECT_EQ(ok.first, (std::vector<std::string>{"北京市朝阳区", "a"}));
+  EXPECT_EQ(ok.second, (std::vector<std::string>{"北京朝阳", "b"}));
+  ASSERT_EQ(ok.outputs.size(), 3u);
+  EXPECT_FALSE(ok.outputs[0].binary);
+  // Invalid UTF-8 in binary data is named by its path, as in JSON data.
+  EXPECT_EQ(std::get<ApiError>(parse_binary(binary_infer_request({"a"}, {"\xE6\x9D"}))).message,
+            "addr2[0] is not valid UTF-8");
+}
+
+TEST(ServeApi, MalformedBinaryInferRequestsGet400) {
+  const auto message = [](const BinaryInferRequest& r) {
+    auto parsed = parse_binary(r);
+    if (auto* e = std::get_if<ApiError>(&parsed)) return e->status == 400 ? e->message : "status " + std::to_string(e->status);
+    return std::string("accepted");
+  };
+  auto r = binary_infer_request({"ab"}, {"cd"});
+  auto longer = r;
+  longer.header_length = std::to_string(r.body.size() + 1);
+  EXPECT_NE(message(longer).find("but the body has only"), std::string::npos) << message(longer);
+  auto not_a_number = r;
+  not_a_number.header_length = "12x";
+  EXPECT_NE(message(not_a_number).find("must be a byte count"), std::string::npos);
+  auto extra = r;
+  extra.body += "zz";
+  EXPECT_NE(message(extra).find("belong to no input"), std::string::npos) << message(extra);
+  auto short_body = r;
+  short_body.body.pop_back();
+  EXPECT_NE(message(short_body).find("need more bytes"), std::string::npos) << message(short_body);
+  // addr1's size covers its length prefix but not all its bytes: a truncated element.
+  const std::string header = json{{"inputs",
+                                   {{{"name", "addr1"}, {"datatype", "BYTES"}, {"parameters", {{"binary_data_size", 5}}}},
+                                    {{"name", "addr2"}, {"datatype", "BYTES"}, {"data", {"x"}}}}}}
+                                 .dump();
+  const BinaryInferRequest truncated{header + le32(3) + "a", std::to_string(header.size())};
+  EXPECT_NE(message(truncated).find("element 0 is 3 bytes long but only 1 remain"), std::string::npos)
+      << message(truncated);
+  const BinaryInferRequest half_length{header + bytes_tensor({"a"}).substr(0, 3) + "xx", std::to_string(header.size())};
+  EXPECT_NE(message(half_length).find("bytes long but only"), std::string::npos) << message(half_length);
+  const std::string header3 = json{{"inputs",
+                                    {{{"name", "addr1"}, {"datatype", "BYTES"}, {"parameters", {{"binary_data_size", 3}}}},
+                                     {{"name", "addr2"}, {"datatype", "BYTES"}, {"data", {"x"}}}}}}
+                                  .dump();
+  const BinaryInferRequest short_length{header3 + "abc", std::to_string(header3.size())};
+  EXPECT_NE(message(short_length).find("truncated length"), std::string::npos) << message(short_length);
+  auto both = binary_infer_request({"a"}, {"b"});
+  const json j = json::parse(both.body.substr(0, std::stoul(both.header_length)));
+  json with_data = j;
+  with_data["inputs"][0]["data"] = {"a"};
+  const std::string text = with_data.dump();
+  EXPECT_NE(message({text + both.body.substr(j.dump().size()), std::to_string(text.size())}).find("both"),
+            std::string::npos);
+  EXPECT_NE(message(binary_infer_request({"a"}, {"b"}, {{"outputs", {{{"name", "nope"}}}}})).find("no output \"nope\""),
+            std::string::npos);
+  // Only KServe inference takes binary data.
+  EXPECT_EQ(parse_request(Endpoint::Match, R"({"pairs":[["a","b"]]})", 8, std::string_view("5")).index(), 1u);
+}
+
+TEST(ServeApi, BinaryOutputsFollowTheJsonHeader) {
+  const auto parsed = std::get<ParsedRequest>(parse_binary(binary_infer_request(
+      {"a", "b"}, {"c", "d"},
+      {{"outputs", {{{"name", "probabilities"}, {"parameters", {{"binary_data", true}}}}, {{"name", "label"}}}}})));
+  ASSERT_EQ(parsed.outputs.size(), 2u);
+  runtime::InferenceRequest done;
+  done.first = parsed.first;
+  MatchResult m;
+  m.label = "exact_match";
+  m.p_not_match = 0.125f;
+  m.p_partial_match = 0.25f;
+  m.p_exact_match = 0.625f;
+  done.matches = {m, m};
+  const ResponseBody body = render_response(Endpoint::KServeInfer, parsed, done);
+  ASSERT_TRUE(body.inference_header_length.has_value());
+  const json header = json::parse(body.bytes.substr(0, *body.inference_header_length));
+  EXPECT_EQ(header["outputs"][0]["name"], "probabilities");
+  EXPECT_EQ(header["outputs"][0]["parameters"]["binary_data_size"], 24);
+  EXPECT_FALSE(header["outputs"][0].contains("data"));
+  EXPECT_EQ(header["outputs"][1]["data"], json({"exact_match", "exact_match"}));
+  EXPECT_EQ(read_fp32_tensor(std::string_view(body.bytes).substr(*body.inference_header_length)),
+            (std::vector<float>{0.125f, 0.25f, 0.625f, 0.125f, 0.25f, 0.625f}));
+  // binary_data_output makes every output binary; JSON-only requests get no header length.
+  const auto all = std::get<ParsedRequest>(
+      parse_binary(binary_infer_request({"a", "b"}, {"c", "d"}, {{"parameters", {{"binary_data_output", true}}}})));
+  const ResponseBody all_body = render_response(Endpoint::KServeInfer, all, done);
+  const json all_header = json::parse(all_body.bytes.substr(0, *all_body.inference_header_length));
+  EXPECT_EQ(all_header["outputs"][0]["parameters"]["binary_data_size"], 2 * (4 + 11));
+  EXPECT_EQ(read_bytes_tensor(std::string_view(all_body.bytes).substr(*all_body.inference_header_length, 30)),
+            (std::vector<std::string>{"exact_match", "exact_match"}));
+  const auto json_only = std::get<ParsedRequest>(parse_request(
+      Endpoint::KServeInfer, R"({"inputs":[{"name":"pairs","datatype":"BYTES","data":["a","c","b","d"]}]})", 8));
+  EXPECT_FALSE(render_response(Endpoint::KServeInfer, json_only, done).inference_header_length);
 }
 
 }  // namespace

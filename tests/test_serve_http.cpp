@@ -10,14 +10,19 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "geo/parse_json.h"
 #include "geoalign/matcher.h"
+#include "geoalign/parser.h"
 #include "index/address_index.h"
 #include "loadtest/load_generator.h"
 #include "serve/http_server.h"
 #include "serve/search_kind.h"
+#include "support/binary_tensors.h"
 #include "support/http_client.h"
+#include "support/json_schema.h"
 #include "support/raw_client.h"
 #include "support/temp_dir.h"
+#include "text/normalize.h"
 
 namespace geoalign::serve {
 namespace {
@@ -663,6 +668,146 @@ TEST(ServeHttp, SearchWithoutAnIndexSaysHowToStartOne) {
   const auto r = server.post("/v1/search", R"({"queries": ["杭州"]})");
   EXPECT_EQ(r.status, 404);
   EXPECT_NE(json::parse(r.body)["error"].get<std::string>().find("--index"), std::string::npos) << r.body;
+}
+
+}  // namespace
+}  // namespace geoalign::serve
+
+namespace geoalign::serve {
+namespace {
+
+std::filesystem::path shipped_model() { return source_dir() / "models/default"; }
+
+TEST(ServeHttp, ParseAnswersWhatTheCliPrints) {
+  if (!std::filesystem::exists(shipped_model() / "match_head.json")) GTEST_SKIP() << "no shipped match head";
+  RunningServer server({}, {}, true, shipped_model());
+  const std::vector<std::string> addresses = {"杭州市西湖区文三路478号华星科技大厦", "北京市朝阳区建国路88号",
+                                              "深圳市南山区科技园Ｂ栋３０１"};
+  const auto r = server.post("/v1/parse", json{{"addresses", addresses}}.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  const auto results = json::parse(r.body)["results"];
+  // `geoalign parse` with its default normalization, through the same library calls.
+  const AddressParser parser = AddressParser::load(shipped_model() / "parser");
+  const text::AddressNormalizer normalizer(text::NormalizeOptions::addresses());
+  ASSERT_EQ(results.size(), addresses.size());
+  for (std::size_t i = 0; i < addresses.size(); ++i) {
+    EXPECT_EQ(results[i], geo::parse_json(parser.parse(normalizer.normalize(addresses[i])))) << addresses[i];
+  }
+  const auto blank = server.post("/v1/parse", R"({"addresses": ["杭州", " "]})");
+  EXPECT_EQ(blank.status, 422);
+  EXPECT_EQ(json::parse(blank.body)["error"], "addresses[1] is empty");
+  EXPECT_EQ(server.get("/v1/parse").status, 405);
+}
+
+TEST(ServeHttp, ParseWithoutAParserSaysSo) {
+  RunningServer server;  // the fixture model has no match head, so no parser
+  const auto r = server.post("/v1/parse", R"({"addresses": ["杭州"]})");
+  EXPECT_EQ(r.status, 404);
+  EXPECT_NE(json::parse(r.body)["error"].get<std::string>().find("parser"), std::string::npos) << r.body;
+}
+
+TEST(ServeHttp, ModelConfigDescribesTheBatcherAndTheMetadatasTensors) {
+  runtime::BatcherOptions batching;
+  batching.max_batch_size = 16;
+  batching.max_queue_delay = std::chrono::microseconds(3500);
+  RunningServer server(batching);
+  const auto r = server.get("/v2/models/geoalign/config");
+  ASSERT_EQ(r.status, 200) << r.body;
+  const auto config = json::parse(r.body);
+  EXPECT_EQ(config["name"], "geoalign");
+  EXPECT_EQ(config["max_batch_size"], 16);
+  EXPECT_EQ(config["dynamic_batching"]["max_queue_delay_microseconds"], 3500);
+  // The same tensors as the metadata, in Triton's terms: no batch dimension in dims.
+  const auto metadata = json::parse(server.get("/v2/models/geoalign").body);
+  for (const auto& [meta_key, config_key] : {std::pair{"inputs", "input"}, std::pair{"outputs", "output"}}) {
+    ASSERT_EQ(metadata[meta_key].size(), config[config_key].size());
+    for (std::size_t i = 0; i < metadata[meta_key].size(); ++i) {
+      const auto& m = metadata[meta_key][i];
+      const auto& c = config[config_key][i];
+      EXPECT_EQ(m["name"], c["name"]);
+      EXPECT_EQ(c["data_type"], m["datatype"] == "BYTES" ? "TYPE_STRING" : "TYPE_" + m["datatype"].get<std::string>());
+      const json per_pair(m["shape"].begin() + 1, m["shape"].end());
+      EXPECT_EQ(c.contains("reshape") ? c["reshape"]["shape"] : c["dims"], per_pair) << c;
+    }
+  }
+  EXPECT_EQ(server.post("/v2/models/geoalign/config", "{}").status, 405);
+  const auto extensions = json::parse(server.get("/v2").body)["extensions"];
+  EXPECT_NE(std::find(extensions.begin(), extensions.end(), "binary_tensor_data"), extensions.end());
+}
+
+// Binary requests built by hand, as tritonclient.http sends them, against /v1/match.
+TEST(ServeHttp, BinaryTensorDataAgreesWithMatch) {
+  RunningServer server;
+  std::vector<std::string> a, b;
+  for (const auto& p : kPairs) {
+    a.push_back(p.first);
+    b.push_back(p.second);
+  }
+  const auto want = json::parse(server.post("/v1/match", match_body(kPairs.size())).body)["results"];
+  const auto request = binary_infer_request(
+      a, b,
+      {{"outputs", {{{"name", "label"}, {"parameters", {{"binary_data", true}}}},
+                    {{"name", "probabilities"}, {"parameters", {{"binary_data", true}}}},
+                    {{"name", "score"}}}}});
+  RawClient client(server.port());
+  client.send(post_request("/v2/models/geoalign/infer", request.body,
+                           "Inference-Header-Content-Length: " + request.header_length + "\r\n"));
+  RawClient::Response response;
+  ASSERT_FALSE(client.read(response));
+  ASSERT_EQ(response.result_int(), 200) << response.body();
+  ASSERT_NE(response.find("Inference-Header-Content-Length"), response.end());
+  const std::size_t n = std::stoul(std::string(response["Inference-Header-Content-Length"]));
+  const std::string& body = response.body();
+  const auto header = json::parse(body.substr(0, n));
+  const auto& outputs = header["outputs"];
+  ASSERT_EQ(outputs.size(), 3u);
+  const std::size_t label_bytes = outputs[0]["parameters"]["binary_data_size"];
+  const std::size_t prob_bytes = outputs[1]["parameters"]["binary_data_size"];
+  ASSERT_EQ(n + label_bytes + prob_bytes, body.size());
+  const auto labels = read_bytes_tensor(std::string_view(body).substr(n, label_bytes));
+  const auto probs = read_fp32_tensor(std::string_view(body).substr(n + label_bytes, prob_bytes));
+  ASSERT_EQ(labels.size(), kPairs.size());
+  ASSERT_EQ(probs.size(), 3 * kPairs.size());
+  for (std::size_t i = 0; i < kPairs.size(); ++i) {
+    EXPECT_EQ(labels[i], want[i]["label"]);
+    EXPECT_NEAR(probs[3 * i], want[i]["probabilities"]["not_match"].get<float>(), 1e-6);
+    EXPECT_NEAR(probs[3 * i + 1], want[i]["probabilities"]["partial_match"].get<float>(), 1e-6);
+    EXPECT_NEAR(probs[3 * i + 2], want[i]["probabilities"]["exact_match"].get<float>(), 1e-6);
+    EXPECT_NEAR(outputs[2]["data"][i].get<float>(), want[i]["score"].get<float>(), 1e-6);
+  }
+  // A header length past the body is a clear 400, and the connection goes on.
+  client.send(post_request("/v2/models/geoalign/infer", request.body,
+                           "Inference-Header-Content-Length: " + std::to_string(request.body.size() + 1) + "\r\n"));
+  RawClient::Response refused;
+  ASSERT_FALSE(client.read(refused));
+  EXPECT_EQ(refused.result_int(), 400) << refused.body();
+  EXPECT_NE(json::parse(refused.body()).value("error", "").find("Inference-Header-Content-Length"), std::string::npos)
+      << refused.body();
+  EXPECT_EQ(server.post("/v1/match", match_body(1)).status, 200);
+}
+
+// Every request example of /openapi.json, sent to a server with an index and a parser,
+// gets the documented 200, and the answer fits the documented schema; so does every GET.
+TEST_F(ServeSearch, OpenApiExamplesGetTheirDocumentedStatus) {
+  std::unique_ptr<RunningServer> server(start());
+  const auto served = server->get("/openapi.json");
+  ASSERT_EQ(served.status, 200);
+  const json doc = json::parse(served.body);
+  for (const auto& [path, item] : doc["paths"].items()) {
+    for (const auto& [method, operation] : item.items()) {
+      const auto r = method == "post"
+                         ? server->post(path, operation["requestBody"]["content"]["application/json"]["example"].dump())
+                         : server->get(path);
+      ASSERT_EQ(r.status, 200) << method << " " << path << ": " << r.body;
+      const auto& content = operation["responses"]["200"]["content"];
+      if (!content.contains("application/json")) continue;
+      const auto problems = schema_problems(content["application/json"]["schema"], json::parse(r.body), doc);
+      EXPECT_TRUE(problems.empty()) << method << " " << path << ": " << (problems.empty() ? "" : problems[0]);
+    }
+  }
+  // An error answer fits the Error schema.
+  const auto error = server->post("/v1/match", "{}");
+  EXPECT_TRUE(schema_problems(doc["components"]["schemas"]["Error"], json::parse(error.body), doc).empty());
 }
 
 }  // namespace
