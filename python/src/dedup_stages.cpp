@@ -4,11 +4,8 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
-#include <atomic>
 #include <optional>
-#include <unordered_map>
 
-#include "backend/cpu/parallel.h"
 #include "backend/threads.h"
 #include "bindings.h"
 #include "convert.h"
@@ -16,8 +13,8 @@
 #include "dedup/clustering.h"
 #include "dedup/deduplicator.h"
 #include "dedup/pair_scoring.h"
-#include "index/address_model.h"
 #include "dedup/dedup_table.h"
+#include "index/address_model.h"
 
 namespace geoalign::python {
 
@@ -69,21 +66,7 @@ std::vector<index::Address> parse_named(const index::AddressModel& model, const 
                                         std::span<const dedup::AddressPair> pairs) {
   std::vector<char> named(texts.size(), 0);
   for (const auto& [a, b] : pairs) named[a] = named[b] = 1;
-  std::vector<index::Address> addresses(texts.size());
-  std::vector<std::optional<std::string>> errors(texts.size());
-  cpu::parallel_for_dynamic(static_cast<std::int64_t>(texts.size()), 64, [&](std::int64_t i) {
-    const auto k = static_cast<std::size_t>(i);
-    if (!named[k]) return;
-    try {
-      addresses[k] = model.prepare(texts[k]);
-    } catch (const std::exception& e) {
-      errors[k] = e.what();
-    }
-  });
-  for (std::size_t k = 0; k < texts.size(); ++k) {
-    if (errors[k]) throw Error("address \"" + texts[k] + "\": " + *errors[k]);
-  }
-  return addresses;
+  return model.prepare_all(texts, {}, named);
 }
 
 class DedupModel {
@@ -129,18 +112,8 @@ class DedupModel {
     {
       py::gil_scoped_release release;
       adopt_num_threads();
-      std::vector<std::optional<std::string>> errors(texts.size());
-      cpu::parallel_for_dynamic(static_cast<std::int64_t>(texts.size()), 64, [&](std::int64_t i) {
-        const auto k = static_cast<std::size_t>(i);
-        try {
-          regions[k] = dedup::stated_region(model_->prepare(texts[k]).parsed.admin);
-        } catch (const std::exception& e) {
-          errors[k] = e.what();
-        }
-      });
-      for (std::size_t k = 0; k < texts.size(); ++k) {
-        if (errors[k]) throw Error("address \"" + texts[k] + "\": " + *errors[k]);
-      }
+      const std::vector<index::Address> parsed = model_->prepare_all(texts);
+      for (std::size_t k = 0; k < texts.size(); ++k) regions[k] = dedup::stated_region(parsed[k].parsed.admin);
       const std::vector<std::string_view> views(texts.begin(), texts.end());
       vectors = model_->embed(views);
     }
@@ -192,28 +165,17 @@ class DedupModel {
       py::gil_scoped_release release;
       adopt_num_threads();
       // Clustering asks for few pairs: parse their addresses when first named.
-      std::unordered_map<std::uint32_t, index::Address> parsed;
-      auto address = [&](std::uint32_t k) -> const index::Address& {
-        auto it = parsed.find(k);
-        if (it == parsed.end()) it = parsed.emplace(k, model_->prepare(texts[k])).first;
-        return it->second;
-      };
+      std::vector<index::Address> addresses(texts.size());
+      std::vector<char> parsed(texts.size(), 0);
       e = dedup::cluster_entities(texts.size(), scored, rule, threshold, [&](std::span<const dedup::AddressPair> missing) {
-        std::vector<index::Address> local;  // score_pairs indexes addresses by number
-        std::vector<dedup::AddressPair> renumbered;
-        std::unordered_map<std::uint32_t, std::uint32_t> slot;
-        auto at = [&](std::uint32_t k) {
-          auto [it, fresh] = slot.emplace(k, static_cast<std::uint32_t>(local.size()));
-          if (fresh) local.push_back(address(k));
-          return it->second;
-        };
-        for (const auto& [a, b] : missing) renumbered.emplace_back(at(a), at(b));
-        std::vector<dedup::PairEvidence> out = dedup::score_pairs(*model_, local, renumbered);
-        for (std::size_t i = 0; i < out.size(); ++i) {
-          out[i].a = missing[i].first;
-          out[i].b = missing[i].second;
+        for (const auto& [a, b] : missing) {
+          for (std::uint32_t k : {a, b}) {
+            if (parsed[k]) continue;
+            addresses[k] = model_->prepare(texts[k]);
+            parsed[k] = 1;
+          }
         }
-        return out;
+        return dedup::score_pairs(*model_, addresses, missing);
       });
     }
     return py::make_tuple(column<std::uint32_t>(e.cluster), column<std::int64_t>(e.best_match),

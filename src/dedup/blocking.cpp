@@ -24,22 +24,18 @@ std::uint64_t stated_code(const std::optional<AdminDivision>& level) {
   return ec == std::errc() && end == level->code.data() + level->code.size() ? code : 0;
 }
 
-void step(const index::BuildProgress& progress, const char* name, std::size_t total) {
-  if (progress.step) progress.step(name, total);
-}
-
 // Each address's vector neighbours: exact while that is cheap, else through an HNSW graph.
 std::vector<std::vector<index::Hit>> vector_neighbours(std::span<const float> vectors, std::size_t n, std::size_t k,
                                                        const index::BuildProgress& progress) {
   const std::size_t dim = n ? vectors.size() / n : 0;
   if (n <= kExactNeighboursUpTo) {
-    step(progress, "neighbours", n);
+    progress.begin("neighbours", n);
     return index::exact_neighbours(vectors, dim, k, progress.done);
   }
-  step(progress, "graph", n);
+  progress.begin("graph", n);
   index::VectorIndex graph(dim, {});
   graph.add(vectors, progress.done);
-  step(progress, "neighbours", n);
+  progress.begin("neighbours", n);
   std::vector<std::vector<index::Hit>> out(n);
   std::atomic<std::size_t> done{0};
   cpu::parallel_for_dynamic(static_cast<std::int64_t>(n), 64, [&](std::int64_t i) {
@@ -66,7 +62,7 @@ std::vector<AddressPair> block(std::span<const std::string> texts, std::span<con
   for (const auto& t : texts) column.push_back(t);
   const index::LexicalIndex lexical = index::LexicalIndex::build(column);
 
-  step(progress, "block", n);
+  progress.begin("block", n);
   std::vector<std::vector<AddressPair>> found(n);
   std::atomic<std::size_t> done{0};
   cpu::parallel_for_dynamic(static_cast<std::int64_t>(n), 64, [&](std::int64_t i) {

@@ -1,7 +1,6 @@
 #include "dedup/deduplicator.h"
 
 #include <algorithm>
-#include <atomic>
 #include <optional>
 
 #include "backend/cpu/parallel.h"
@@ -11,10 +10,6 @@ namespace geoalign::dedup {
 
 namespace {
 
-void step(const index::BuildProgress& progress, const char* name, std::size_t total) {
-  if (progress.step) progress.step(name, total);
-}
-
 // The links exhaustive scoring finds, and how many of them blocking proposed.
 void check_exhaustively(const index::AddressModel& model, std::span<const index::Address> addresses,
                         const DedupOptions& options, const index::BuildProgress& progress, DedupResult& r) {
@@ -23,7 +18,7 @@ void check_exhaustively(const index::AddressModel& model, std::span<const index:
     throw Error("--exhaustive-check scores all pairs: at most " + std::to_string(kMaxExhaustive) + " addresses, not " +
                 std::to_string(n));
   }
-  step(progress, "exhaustive", n * (n - 1) / 2);
+  progress.begin("exhaustive", n * (n - 1) / 2);
   std::size_t done = 0;
   std::vector<AddressPair> all;
   auto count_links = [&] {
@@ -88,40 +83,26 @@ DistinctAddresses distinct_addresses(const index::AddressModel& model, const std
 DedupResult deduplicate(const index::AddressModel& model, const std::vector<std::string>& rows, const DedupOptions& options,
                         const index::BuildProgress& progress) {
   DedupResult r;
-  step(progress, "normalize", rows.size());
+  progress.begin("normalize", rows.size());
   static_cast<DistinctAddresses&>(r) = distinct_addresses(model, rows);
   const std::size_t n = r.texts.size();
 
-  step(progress, "parse", n);
-  std::vector<index::Address> addresses(n);
-  std::vector<std::optional<std::string>> errors(n);
-  std::atomic<std::size_t> done{0};
-  cpu::parallel_for_dynamic(static_cast<std::int64_t>(n), 64, [&](std::int64_t i) {
-    const auto k = static_cast<std::size_t>(i);
-    try {
-      addresses[k] = model.prepare(r.texts[k]);
-    } catch (const std::exception& e) {
-      errors[k] = e.what();
-    }
-    if (progress.done && ++done % 1024 == 0) progress.done(done);
-  });
-  for (std::size_t k = 0; k < n; ++k) {
-    if (errors[k]) throw Error("address \"" + r.texts[k] + "\": " + *errors[k]);
-  }
+  progress.begin("parse", n);
+  const std::vector<index::Address> addresses = model.prepare_all(r.texts, progress.done);
   std::vector<StatedRegion> regions;
   regions.reserve(n);
   for (const auto& a : addresses) regions.push_back(stated_region(a.parsed.admin));
 
-  step(progress, "embed", n);
+  progress.begin("embed", n);
   const std::vector<std::string_view> views(r.texts.begin(), r.texts.end());
   const std::vector<float> vectors = model.embed(views, progress.done);
   r.candidates = block(r.texts, regions, vectors, options.neighbours, progress);
 
-  step(progress, "score", r.candidates.size());
+  progress.begin("score", r.candidates.size());
   r.scored = score_pairs(model, addresses, r.candidates, progress.done);
   if (options.exhaustive_check) check_exhaustively(model, addresses, options, progress, r);
 
-  step(progress, "cluster", 0);
+  progress.begin("cluster", 0);
   Entities entities = cluster_entities(n, r.scored, options.rule, options.threshold,
                                        [&](std::span<const AddressPair> pairs) { return score_pairs(model, addresses, pairs); });
   r.cluster = std::move(entities.cluster);

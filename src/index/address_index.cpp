@@ -58,9 +58,6 @@ void AddressIndex::check_model(const std::filesystem::path& model_dir) const {
 
 void AddressIndex::add(const AddressModel& model, const std::vector<NewRecord>& records, const BuildProgress& progress) {
   const std::size_t first = size(), n = records.size();
-  auto step = [&](const char* name, std::size_t total) {
-    if (progress.step) progress.step(name, total);
-  };
   // Ids first: nothing is added when one is taken.
   std::vector<std::string> ids(n);
   std::unordered_map<std::string, std::size_t> batch_ids;
@@ -72,7 +69,7 @@ void AddressIndex::add(const AddressModel& model, const std::vector<NewRecord>& 
                   std::to_string(batch_ids[ids[i]] + 1));
     }
   }
-  step("parse", n);
+  progress.begin("parse", n);
   std::vector<std::string> normalized(n), adcodes(n);
   std::vector<std::optional<std::string>> errors(n);
   std::atomic<std::size_t> parsed{0};
@@ -91,11 +88,11 @@ void AddressIndex::add(const AddressModel& model, const std::vector<NewRecord>& 
   for (std::size_t k = 0; k < n; ++k) {
     if (errors[k]) throw Error("record " + std::to_string(k + 1) + " (id " + ids[k] + "): " + *errors[k]);
   }
-  step("embed", n);
+  progress.begin("embed", n);
   const std::vector<std::string_view> views(normalized.begin(), normalized.end());
   const std::vector<float> vectors = model.embed(views, progress.done);
   if (vectors.size() != n * vectors_.dim()) throw Error("the model's embeddings are not " + std::to_string(vectors_.dim()) + "-dimensional");
-  step("graph", n);
+  progress.begin("graph", n);
   vectors_.add(vectors, progress.done);
   for (std::size_t k = 0; k < n; ++k) {
     by_id_.emplace(ids[k], static_cast<std::uint32_t>(first + k));
@@ -104,7 +101,7 @@ void AddressIndex::add(const AddressModel& model, const std::vector<NewRecord>& 
     normalized_.push_back(normalized[k]);
     adcodes_.push_back(adcodes[k]);
   }
-  step("lexical", 0);
+  progress.begin("lexical", 0);
   lexical_ = LexicalIndex::build(normalized_);
 }
 

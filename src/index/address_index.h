@@ -24,6 +24,10 @@ struct NewRecord {
 struct BuildProgress {
   std::function<void(const std::string& step, std::size_t total)> step;
   std::function<void(std::size_t done)> done;
+
+  void begin(const std::string& name, std::size_t total) const {
+    if (step) step(name, total);
+  }
 };
 
 // A reference base of addresses on disk (a folder): each record's id, text, normalized

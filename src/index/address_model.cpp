@@ -1,5 +1,9 @@
 #include "index/address_model.h"
 
+#include <atomic>
+#include <optional>
+
+#include "backend/cpu/parallel.h"
 #include "backend/threads.h"
 #include "model/precision.h"
 #include "runtime/length_batches.h"
@@ -35,6 +39,28 @@ std::string AddressModel::normalize(std::string_view raw) const { return scorer_
 Address AddressModel::prepare(std::string_view normalized) const {
   if (!comparer_) throw Error("this model folder has no parser (its match_head.json names one); search and dedup need it");
   return {std::string(normalized), comparer_->parse(normalized)};
+}
+
+std::vector<Address> AddressModel::prepare_all(std::span<const std::string> normalized,
+                                               const std::function<void(std::size_t)>& on_done,
+                                               std::span<const char> only) const {
+  std::vector<Address> out(normalized.size());
+  std::vector<std::optional<std::string>> errors(normalized.size());
+  std::atomic<std::size_t> done{0};
+  cpu::parallel_for_dynamic(static_cast<std::int64_t>(normalized.size()), 64, [&](std::int64_t i) {
+    const auto k = static_cast<std::size_t>(i);
+    if (!only.empty() && !only[k]) return;
+    try {
+      out[k] = prepare(normalized[k]);
+    } catch (const std::exception& e) {  // no exception may leave an OpenMP region
+      errors[k] = e.what();
+    }
+    if (on_done && ++done % 1024 == 0) on_done(done);
+  });
+  for (std::size_t k = 0; k < normalized.size(); ++k) {
+    if (errors[k]) throw Error("address \"" + normalized[k] + "\": " + *errors[k]);
+  }
+  return out;
 }
 
 std::vector<float> AddressModel::embed(std::span<const std::string_view> normalized,

@@ -36,6 +36,12 @@ class AddressModel {
   std::string normalize(std::string_view raw) const;
   // Throws Error if the folder has no parser (no match head names one).
   Address prepare(std::string_view normalized) const;
+  // prepare() for many addresses over every core; with `only`, just those marked (the
+  // others stay empty). `on_done` (may be empty) hears how many are done. Throws Error
+  // naming the first address that fails.
+  std::vector<Address> prepare_all(std::span<const std::string> normalized,
+                                   const std::function<void(std::size_t)>& on_done = {},
+                                   std::span<const char> only = {}) const;
   bool can_parse() const { return comparer_ != nullptr; }
 
   // Unit vectors for normalized addresses, n * dim() floats in input order; `on_done` (may
