@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
-from ._geoalign import GeoalignError
+from ._geoalign import GeoalignError, available_cores
 from ._geoalign import set_threads as _set_threads
 from ._models import default_model
 from .dedup import dedup
@@ -31,7 +31,8 @@ except PackageNotFoundError:  # imported from a build tree, not installed
 
 
 def set_threads(threads: int) -> None:
-    """Sets the CPU threads every model and index of the process use; 0: ``OMP_NUM_THREADS`` or one per core."""
+    """Sets the CPU threads every model and index of the process use; 0: ``OMP_NUM_THREADS``, else
+    :func:`available_cores` (the CPU affinity, capped by a container's CPU quota)."""
     if threads < 0:
         raise ValueError(f"threads must be 0 (one per core) or more, not {threads}")
     _set_threads(threads)
@@ -44,6 +45,7 @@ __all__ = [
     "MatchResult",
     "Matcher",
     "Parser",
+    "available_cores",
     "dedup",
     "default_model",
     "set_threads",

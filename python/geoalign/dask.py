@@ -17,7 +17,6 @@ whole file) and clustering run as one task each, on one worker.
 """
 from __future__ import annotations
 
-import os
 import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Optional
@@ -52,6 +51,11 @@ class Layout:
     host_threads: int  # C++ threads for a task that runs alone (blocking, clustering): a host's cores
 
 
+def _worker_cores() -> int:
+    """Runs on a worker: the cores its process may use (a container's quota included)."""
+    return int(_geoalign.available_cores())
+
+
 def layout() -> Layout:
     """The current Dask client's workers, grouped by host. 2 cores and 2 one-thread
     workers give 1 thread per task; 2 cores and 1 one-thread worker give 2. Without a
@@ -62,9 +66,9 @@ def layout() -> Layout:
 
         client = get_client()
     except (ImportError, ValueError):
-        return Layout(slots=os.cpu_count() or 1, threads=0, host_threads=0)
+        return Layout(slots=_geoalign.available_cores(), threads=0, host_threads=0)
     workers = client.scheduler_info()["workers"]
-    cores = client.run(lambda: len(os.sched_getaffinity(0)))
+    cores = client.run(_worker_cores)
     slots: dict[str, int] = {}
     host_cores: dict[str, int] = {}
     for address, info in workers.items():

@@ -1,3 +1,4 @@
+#include "backend/cpu/available_cores.h"
 #include "backend/threads.h"
 #include "bindings.h"
 #include "geoalign/error.h"
@@ -10,7 +11,9 @@ PYBIND11_MODULE(_geoalign, m) {
   // its exception is a ValueError: code catching bad input catches it too.
   py::register_exception<geoalign::Error>(m, "GeoalignError", PyExc_ValueError);
   m.def("set_threads", &geoalign::set_num_threads, py::arg("threads"),
-        "CPU threads for the model and the index, process-wide; 0: OMP_NUM_THREADS or one per core.");
+        "CPU threads for the model and the index, process-wide; 0: OMP_NUM_THREADS or one per available core.");
+  m.def("available_cores", &geoalign::cpu::available_cores,
+        "Cores this process may use: its CPU affinity, capped by a cgroup CPU quota (a container's limit).");
   geoalign::python::bind_matcher(m);
   geoalign::python::bind_parser(m);
   geoalign::python::bind_index(m);

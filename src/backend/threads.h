@@ -2,8 +2,8 @@
 
 namespace geoalign {
 
-// Threads used by every CPU op and by oneDNN. 0 means OpenMP's default: OMP_NUM_THREADS
-// when set, else one per available core. The count
+// Threads used by every CPU op and by oneDNN. 0 means OMP_NUM_THREADS when set, else one
+// per core this process may use (its affinity mask, capped by a cgroup CPU quota). The count
 // holds for the whole process: OpenMP keeps it per thread, so a thread that runs the
 // model (the server's batcher, a library user's worker) calls adopt_num_threads() first.
 void set_num_threads(int n);

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "backend/cpu/available_cores.h"
 #include "backend/cpu/parallel.h"
 #include "backend/threads.h"
 
@@ -30,7 +31,7 @@ Batcher::Batcher(const PairScorer& scorer, BatcherOptions options, BatchObserver
     throw Error("max_batch_tokens (" + std::to_string(options_.max_batch_tokens) +
                 ") must hold at least one full-length pair (" + std::to_string(scorer_.max_length()) + " tokens)");
   }
-  if (options_.after_threads == 0) options_.after_threads = std::max(1u, std::thread::hardware_concurrency());
+  if (options_.after_threads == 0) options_.after_threads = static_cast<std::size_t>(cpu::available_cores());
   release_idle_threads();  // the model thread becomes the one thread with OpenMP workers
   tokenizer_thread_ = std::thread([this] { tokenizer_loop(); });
   model_thread_ = std::thread([this] { model_loop(); });

@@ -24,7 +24,7 @@ struct BatcherOptions {
   std::chrono::microseconds max_queue_delay{2000};
   std::size_t max_queue = 4096;   // items (pairs, addresses, queries) not yet answered, over all requests
   std::size_t cache_size = 0;     // pair results kept in an LRU cache
-  std::size_t after_threads = 0;  // for after-model stages (search's lookup and rerank); 0: one per core
+  std::size_t after_threads = 0;  // for after-model stages (search's lookup and rerank); 0: one per core this process may use
 };
 
 // Where the batcher reports what it does (the server's metrics).

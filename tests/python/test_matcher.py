@@ -190,3 +190,11 @@ def test_default_model_is_bundled():
     model = geoalign.default_model()
     assert (model / "config.json").is_file() and (model / "parser" / "tagger.bin").is_file()
     assert model.is_relative_to(Path(geoalign.__file__).parent)
+
+
+def test_thread_defaults_follow_the_cores_this_process_may_use():
+    import os
+
+    assert 1 <= geoalign.available_cores() <= len(os.sched_getaffinity(0))
+    with pytest.raises(ValueError, match="threads"):
+        geoalign.set_threads(-1)

@@ -1,8 +1,9 @@
 #include <omp.h>
 
 #include <atomic>
-#include <thread>
+#include <cstdlib>
 
+#include "backend/cpu/available_cores.h"
 #include "backend/threads.h"
 
 namespace geoalign {
@@ -12,11 +13,10 @@ std::atomic<int> g_num_threads{0};  // 0: never set, OpenMP's own default
 }
 
 void set_num_threads(int n) {
-  // OpenMP's own default, read before anything here changes it: OMP_NUM_THREADS when
-  // set, else one thread per core.
-  static const int default_threads = omp_get_max_threads();
+  // OMP_NUM_THREADS when set (read before anything here changes it), else one thread
+  // per core this process may use.
+  static const int default_threads = std::getenv("OMP_NUM_THREADS") ? omp_get_max_threads() : cpu::available_cores();
   if (n <= 0) n = default_threads;
-  if (n <= 0) n = static_cast<int>(std::thread::hardware_concurrency());
   if (n <= 0) n = 1;
   g_num_threads = n;
   omp_set_num_threads(n);
