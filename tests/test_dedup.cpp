@@ -40,6 +40,20 @@ TEST(AverageLinkage, MergesWhenTheMeanLinkHolds) {
   EXPECT_EQ(cluster[2], 0u);
 }
 
+TEST(AverageLinkage, ClustersThatStateDifferentCitiesNeverMerge) {
+  // 东方市三家村 ~ 三家村 ~ 儋州市三家村, every link strong: the village that names no city
+  // joins one of them, and the two cities stay apart.
+  const std::vector<dedup::StatedRegion> regions = {{460000, 469007}, {0, 0}, {460000, 460400}};
+  dedup::AverageLinkage clustering(3, 0.5f, [](auto pairs) { return std::vector<float>(pairs.size(), 0.9f); }, regions);
+  const auto cluster = clustering.run({{0, 1, 0.95f}, {1, 2, 0.9f}, {0, 2, 0.9f}});
+  EXPECT_EQ(cluster[0], cluster[1]);
+  EXPECT_NE(cluster[2], cluster[0]);
+  // Without regions they all merge.
+  dedup::AverageLinkage unconstrained(3, 0.5f, [](auto pairs) { return std::vector<float>(pairs.size(), 0.9f); });
+  const auto one = unconstrained.run({{0, 1, 0.95f}, {1, 2, 0.9f}, {0, 2, 0.9f}});
+  EXPECT_EQ(one, (std::vector<std::uint32_t>{0, 0, 0}));
+}
+
 TEST(Dedup, ClustersOnePlaceWrittenManyWaysAndKeepsOthersApart) {
   const auto model = index::AddressModel::load(source_dir() / "models/default", Precision::FP32);
   const std::vector<std::string> rows = {
@@ -136,7 +150,7 @@ TEST(Dedup, StagesRunOnSplitBatchesGiveTheSameResultAsOneRun) {
     }
     const auto entities = dedup::cluster_entities(n, scored, options.rule, options.threshold, [&](auto pairs) {
       return dedup::score_pairs(*model, addresses, pairs);
-    });
+    }, regions);
     EXPECT_EQ(entities.cluster, whole.cluster);
     EXPECT_EQ(entities.best_match, whole.best_match);
     EXPECT_EQ(entities.best_link, whole.best_link);

@@ -254,10 +254,13 @@ def _embed_chunk(distinct: dict, first: int, last: int, engine: _Engine):
     return _dedup_model(engine).embed_and_locate(distinct["texts"][first:last])
 
 
-def _block(distinct: dict, engine: _Engine, neighbours: int, *chunks) -> np.ndarray:
+def _regions(*chunks) -> np.ndarray:
+    return np.concatenate([c[1] for c in chunks])
+
+
+def _block(distinct: dict, engine: _Engine, neighbours: int, regions: np.ndarray, *chunks) -> np.ndarray:
     _geoalign.set_threads(engine.host_threads)  # the one task running: the host's cores are its own
     vectors = np.concatenate([c[0] for c in chunks])
-    regions = np.concatenate([c[1] for c in chunks])
     return _geoalign.dedup_block(distinct["texts"], regions, vectors, neighbours)
 
 
@@ -265,14 +268,14 @@ def _score_chunk(distinct: dict, pairs: np.ndarray, engine: _Engine):
     return _dedup_model(engine).score_pairs(distinct["texts"], pairs)
 
 
-def _cluster(distinct: dict, pairs: np.ndarray, engine: _Engine, merge: str, threshold: float,
+def _cluster(distinct: dict, pairs: np.ndarray, regions: np.ndarray, engine: _Engine, merge: str, threshold: float,
              *scored) -> dict:
     labels = np.concatenate([s[0] for s in scored]) if scored else np.zeros(0, np.uint32)
     probabilities = np.concatenate([s[1] for s in scored]) if scored else np.zeros((0, 3), np.float32)
     model = _dedup_model(engine)
     _geoalign.set_threads(engine.host_threads)  # the one task running
     cluster, best_match, best_link, _ = model.cluster(
-        distinct["texts"], pairs, labels, probabilities, merge, threshold)
+        distinct["texts"], pairs, labels, probabilities, merge, threshold, regions)
     table = _geoalign.dedup_table(distinct["address_of_row"], cluster, best_match, best_link)
     ids = np.asarray(distinct["ids"], dtype=object)
     best_row = table["best_match_row"]
@@ -356,13 +359,14 @@ def dedup(ddf: dd.DataFrame, column: str = "address", *, id_column: Optional[str
     addresses_per_task = addresses_per_task or min(20_000, max(256, -(-n // (4 * cores.slots))))
     chunks = [dask.delayed(_embed_chunk, pure=True)(distinct, i, min(i + addresses_per_task, n), engine)
               for i in range(0, n, addresses_per_task)]
-    pairs = dask.delayed(_block, pure=True)(distinct, engine, neighbours, *chunks).persist()
+    regions = dask.delayed(_regions, pure=True)(*chunks).persist()
+    pairs = dask.delayed(_block, pure=True)(distinct, engine, neighbours, regions, *chunks).persist()
     m = dask.delayed(len)(pairs).compute()
     pairs_per_task = pairs_per_task or min(500_000, max(4096, -(-m // (4 * cores.slots))))
     # Slicing runs where the pairs are, so a scoring task receives its own slice only.
     scored = [dask.delayed(_score_chunk, pure=True)(distinct, pairs[i:min(i + pairs_per_task, m)], engine)
               for i in range(0, m, pairs_per_task)]
-    table = dask.delayed(_cluster, pure=True)(distinct, pairs, engine, merge, threshold, *scored).persist()
+    table = dask.delayed(_cluster, pure=True)(distinct, pairs, regions, engine, merge, threshold, *scored).persist()
 
     meta = ddf._meta.copy()
     for c in DEDUP_COLUMNS:

@@ -34,6 +34,19 @@ std::vector<dedup::AddressPair> to_address_pairs(const Pairs& pairs, std::size_t
   return out;
 }
 
+// Each address's stated province and city codes, [n, 2] (0: not stated).
+using Regions = py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>;
+
+std::vector<dedup::StatedRegion> to_regions(const Regions& regions, std::size_t addresses) {
+  if (regions.ndim() != 2 || regions.shape(0) != static_cast<py::ssize_t>(addresses) || regions.shape(1) != 2) {
+    throw py::value_error("regions must be [n, 2]");
+  }
+  auto rr = regions.unchecked<2>();
+  std::vector<dedup::StatedRegion> out(addresses);
+  for (py::ssize_t i = 0; i < regions.shape(0); ++i) out[static_cast<std::size_t>(i)] = {rr(i, 0), rr(i, 1)};
+  return out;
+}
+
 py::array_t<std::uint32_t> from_address_pairs(const std::vector<dedup::AddressPair>& pairs) {
   py::array_t<std::uint32_t> out({static_cast<py::ssize_t>(pairs.size()), py::ssize_t{2}});
   auto o = out.mutable_unchecked<2>();
@@ -146,8 +159,9 @@ class DedupModel {
   py::tuple cluster(const std::vector<std::string>& texts, const Pairs& pairs,
                     const py::array_t<std::uint32_t, py::array::forcecast>& labels,
                     const py::array_t<float, py::array::c_style | py::array::forcecast>& probabilities,
-                    const std::string& merge, float threshold) const {
+                    const std::string& merge, float threshold, const Regions& regions) const {
     const std::vector<dedup::AddressPair> p = to_address_pairs(pairs, texts.size());
+    const std::vector<dedup::StatedRegion> stated = to_regions(regions, texts.size());
     if (labels.size() != static_cast<py::ssize_t>(p.size()) || probabilities.ndim() != 2 ||
         probabilities.shape(0) != static_cast<py::ssize_t>(p.size()) || probabilities.shape(1) != 3) {
       throw py::value_error("labels and probabilities must have one row per pair");
@@ -176,7 +190,7 @@ class DedupModel {
           }
         }
         return dedup::score_pairs(*model_, addresses, missing);
-      });
+      }, stated);
     }
     return py::make_tuple(column<std::uint32_t>(e.cluster), column<std::int64_t>(e.best_match),
                           column<float>(e.best_link), e.on_demand.size());
@@ -186,16 +200,13 @@ class DedupModel {
   std::unique_ptr<index::AddressModel> model_;
 };
 
-py::array_t<std::uint32_t> block(const std::vector<std::string>& texts,
-                                 const py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>& regions,
+py::array_t<std::uint32_t> block(const std::vector<std::string>& texts, const Regions& regions,
                                  const py::array_t<float, py::array::c_style | py::array::forcecast>& vectors,
                                  std::size_t neighbours) {
-  const auto n = static_cast<py::ssize_t>(texts.size());
-  if (regions.ndim() != 2 || regions.shape(0) != n || regions.shape(1) != 2) throw py::value_error("regions must be [n, 2]");
-  if (vectors.ndim() != 2 || vectors.shape(0) != n) throw py::value_error("vectors must be [n, dim]");
-  std::vector<dedup::StatedRegion> r(texts.size());
-  auto rr = regions.unchecked<2>();
-  for (py::ssize_t i = 0; i < n; ++i) r[static_cast<std::size_t>(i)] = {rr(i, 0), rr(i, 1)};
+  const std::vector<dedup::StatedRegion> r = to_regions(regions, texts.size());
+  if (vectors.ndim() != 2 || vectors.shape(0) != static_cast<py::ssize_t>(texts.size())) {
+    throw py::value_error("vectors must be [n, dim]");
+  }
   std::vector<dedup::AddressPair> pairs;
   {
     py::gil_scoped_release release;
@@ -232,7 +243,7 @@ void bind_dedup_stages(py::module_& m) {
       .def("embed_and_locate", &DedupModel::embed_and_locate, py::arg("texts"))
       .def("score_pairs", &DedupModel::score_pairs, py::arg("texts"), py::arg("pairs"))
       .def("cluster", &DedupModel::cluster, py::arg("texts"), py::arg("pairs"), py::arg("labels"), py::arg("probabilities"),
-           py::arg("merge"), py::arg("threshold"));
+           py::arg("merge"), py::arg("threshold"), py::arg("regions"));
   m.def("dedup_block", &block, py::arg("texts"), py::arg("regions"), py::arg("vectors"), py::arg("neighbours"));
   m.def("dedup_table", &table, py::arg("address_of_row"), py::arg("cluster"), py::arg("best_match"), py::arg("best_link"));
 }

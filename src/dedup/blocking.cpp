@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <charconv>
-#include <optional>
 
 #include "backend/cpu/parallel.h"
 #include "index/exact_neighbours.h"
@@ -16,13 +14,6 @@ namespace {
 // Postings one address's lexical lookup may scan: blocking runs one lookup per address, so
 // its cost must not grow with the file (the rarest grams, which decide, come first).
 constexpr std::size_t kBlockingPostings = 20000;
-
-std::uint64_t stated_code(const std::optional<AdminDivision>& level) {
-  if (!level || level->inferred) return 0;
-  std::uint64_t code = 0;
-  const auto [end, ec] = std::from_chars(level->code.data(), level->code.data() + level->code.size(), code);
-  return ec == std::errc() && end == level->code.data() + level->code.size() ? code : 0;
-}
 
 // Each address's vector neighbours: exact while that is cheap, else through an HNSW graph.
 std::vector<std::vector<index::Hit>> vector_neighbours(std::span<const float> vectors, std::size_t n, std::size_t k,
@@ -48,8 +39,6 @@ std::vector<std::vector<index::Hit>> vector_neighbours(std::span<const float> ve
 }
 
 }  // namespace
-
-StatedRegion stated_region(const AdminChain& admin) { return {stated_code(admin.prov), stated_code(admin.city)}; }
 
 std::vector<AddressPair> block(std::span<const std::string> texts, std::span<const StatedRegion> regions,
                                std::span<const float> vectors, std::size_t neighbours,

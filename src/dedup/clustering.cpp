@@ -56,9 +56,10 @@ std::vector<std::uint32_t> AverageLinkage::run(std::vector<ScoredPair> pairs) {
   for (const ScoredPair& p : pairs) {
     if (p.link < threshold_) break;
     const std::uint32_t ca = find(p.a), cb = find(p.b);
-    if (ca == cb || mean_link(ca, cb) < threshold_) continue;
+    if (ca == cb || region_conflict(region_[ca], region_[cb]) || mean_link(ca, cb) < threshold_) continue;
     const auto [keep, gone] = std::minmax(ca, cb);
     parent_[gone] = keep;
+    region_[keep] = combined(region_[keep], region_[gone]);
     auto& into = members_[keep];
     into.insert(into.end(), members_[gone].begin(), members_[gone].end());
     std::vector<std::uint32_t>().swap(members_[gone]);
@@ -69,7 +70,7 @@ std::vector<std::uint32_t> AverageLinkage::run(std::vector<ScoredPair> pairs) {
 }
 
 Entities cluster_entities(std::size_t n, std::span<const PairEvidence> scored, MergeRule rule, float threshold,
-                          const ScorePairs& score_missing) {
+                          const ScorePairs& score_missing, std::span<const StatedRegion> regions) {
   Entities e;
   AverageLinkage clustering(n, threshold, [&](std::span<const AddressPair> pairs) {
     std::vector<PairEvidence> evidence = score_missing(pairs);
@@ -78,7 +79,7 @@ Entities cluster_entities(std::size_t n, std::span<const PairEvidence> scored, M
     for (const PairEvidence& p : evidence) links.push_back(link_of(p, rule));
     e.on_demand.insert(e.on_demand.end(), evidence.begin(), evidence.end());
     return links;
-  });
+  }, regions);
   std::vector<ScoredPair> links;
   links.reserve(scored.size());
   for (const PairEvidence& p : scored) links.push_back({p.a, p.b, link_of(p, rule)});

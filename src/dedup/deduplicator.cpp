@@ -104,7 +104,8 @@ DedupResult deduplicate(const index::AddressModel& model, const std::vector<std:
 
   progress.begin("cluster", 0);
   Entities entities = cluster_entities(n, r.scored, options.rule, options.threshold,
-                                       [&](std::span<const AddressPair> pairs) { return score_pairs(model, addresses, pairs); });
+                                       [&](std::span<const AddressPair> pairs) { return score_pairs(model, addresses, pairs); },
+                                       regions);
   r.cluster = std::move(entities.cluster);
   r.best_match = std::move(entities.best_match);
   r.best_link = std::move(entities.best_link);
