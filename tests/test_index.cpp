@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <random>
 
 #include "backend/cpu/isa.h"
@@ -213,11 +214,77 @@ TEST_F(AddressIndexTest, SavesReopensAndAppends) {
   EXPECT_EQ(again.id(hits.at(0).record), "gz1");
 }
 
+void expect_same_parse(const ParsedAddress& got, const ParsedAddress& want) {
+  EXPECT_EQ(got.text, want.text);
+  ASSERT_EQ(got.elements.size(), want.elements.size()) << want.text;
+  for (std::size_t i = 0; i < want.elements.size(); ++i) {
+    EXPECT_EQ(got.elements[i].tag, want.elements[i].tag) << want.text;
+    EXPECT_EQ(got.elements[i].text, want.elements[i].text) << want.text;
+    EXPECT_EQ(got.elements[i].start, want.elements[i].start) << want.text;
+    EXPECT_EQ(got.elements[i].end, want.elements[i].end) << want.text;
+  }
+  EXPECT_EQ(got.admin.adcode, want.admin.adcode) << want.text;
+  EXPECT_EQ(got.admin.ambiguous, want.admin.ambiguous) << want.text;
+  EXPECT_EQ(got.admin.candidates, want.admin.candidates) << want.text;
+  for (auto level : {&AdminChain::prov, &AdminChain::city, &AdminChain::district, &AdminChain::town}) {
+    ASSERT_EQ((got.admin.*level).has_value(), (want.admin.*level).has_value()) << want.text;
+    if (!(want.admin.*level)) continue;
+    EXPECT_EQ((got.admin.*level)->name, (want.admin.*level)->name) << want.text;
+    EXPECT_EQ((got.admin.*level)->code, (want.admin.*level)->code) << want.text;
+    EXPECT_EQ((got.admin.*level)->inferred, (want.admin.*level)->inferred) << want.text;
+  }
+}
+
+// Search reranks stored parses: completing the stored elements must give what parsing
+// the record again gives, before and after a save, and a version 1 folder (no parses.bin)
+// still opens and parses its records on demand.
+TEST_F(AddressIndexTest, StoredParsesEqualParsingAgain) {
+  TempDir dir;
+  auto ix = build(kRecords);
+  ASSERT_TRUE(ix.has_parses());
+  for (std::size_t r = 0; r < ix.size(); ++r) {
+    expect_same_parse(ix.address(r, *model_).parsed, model_->prepare(ix.normalized(r)).parsed);
+  }
+  ix.save(dir / "ix");
+  const auto back = index::AddressIndex::open(dir / "ix");
+  ASSERT_TRUE(back.has_parses());
+  for (std::size_t r = 0; r < back.size(); ++r) {
+    expect_same_parse(back.address(r, *model_).parsed, model_->prepare(back.normalized(r)).parsed);
+  }
+
+  auto manifest = nlohmann::json::parse(read_file(dir / "ix/manifest.json"));
+  manifest["version"] = 1;
+  manifest["files"].erase("parses.bin");
+  manifest.erase("parser_checksum");
+  write_file(dir / "ix/manifest.json", manifest.dump());
+  std::filesystem::remove(dir / "ix/parses.bin");
+  auto v1 = index::AddressIndex::open(dir / "ix");
+  EXPECT_FALSE(v1.has_parses());
+  expect_same_parse(v1.address(2, *model_).parsed, model_->prepare(v1.normalized(2)).parsed);
+  v1.add(*model_, {{"gz1", "广州市天河区体育西路103号"}});
+  EXPECT_FALSE(v1.has_parses()) << "elements for some records only would be stored as if for all";
+  v1.save(dir / "ix");
+  EXPECT_FALSE(std::filesystem::exists(dir / "ix/parses.bin"));
+  EXPECT_EQ(index::AddressIndex::open(dir / "ix").size(), kRecords.size() + 1);
+}
+
+TEST_F(AddressIndexTest, CompletingElementsChecksTheirTagsAndSpans) {
+  const std::string text = "杭州市西湖区文三路478号";
+  auto elements = model_->prepare(text).parsed.elements;
+  ASSERT_FALSE(elements.empty());
+  auto past_end = elements;
+  past_end.back().end = 1000;
+  EXPECT_NE(error_of([&] { model_->complete(text, past_end); }).find("outside"), std::string::npos);
+  auto unknown = elements;
+  unknown.front().tag = "planet";
+  EXPECT_NE(error_of([&] { model_->complete(text, unknown); }).find("planet"), std::string::npos);
+}
+
 TEST_F(AddressIndexTest, RefusesDamagedIndexesNamingTheFile) {
   TempDir dir;
   build(kRecords).save(dir / "ix");
   const auto folder = dir / "ix";
-  for (const char* name : {"records.bin", "lexical.bin", "vectors.hnsw"}) {
+  for (const char* name : {"records.bin", "parses.bin", "lexical.bin", "vectors.hnsw"}) {
     const std::string saved = read_file(folder / name);
     write_file(folder / name, saved.substr(0, saved.size() / 2));
     const std::string truncated = error_of([&] { index::AddressIndex::open(folder); });

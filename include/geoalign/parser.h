@@ -47,12 +47,19 @@ struct ParsedAddress {
 class AddressParser {
  public:
   static AddressParser load(const std::filesystem::path& dir);
+  // The folder it was loaded from.
+  const std::filesystem::path& folder() const;
   AddressParser(AddressParser&&) noexcept;
   AddressParser& operator=(AddressParser&&) noexcept;
   ~AddressParser();
 
   // Blank text gives an empty parse. Throws Error (with the byte offset) on invalid UTF-8.
   ParsedAddress parse(std::string_view utf8) const;
+  // parse() from elements already tagged (stored by an index): each element's tag, start
+  // and end (code points into `utf8`) are kept, its text is filled in, and the admin chain
+  // is completed as parse() does. parse(t) == complete(t, parse(t).elements). Throws Error
+  // for an unknown tag or a span outside the text.
+  ParsedAddress complete(std::string_view utf8, std::vector<AddressElement> elements) const;
 
   struct Impl;
 

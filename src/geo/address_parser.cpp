@@ -2,6 +2,7 @@
 
 #include "geo/admin_resolver.h"
 #include "geo/address_tokens.h"
+#include "geo/tag_set.h"
 #include "geo/tagger_features.h"
 #include "text/utf8.h"
 
@@ -39,14 +40,33 @@ AddressParser AddressParser::load(const std::filesystem::path& dir) {
   }
   auto gazetteer = geo::Gazetteer::load(dir / geo::kGazetteerFile);
   auto tagger = geo::SequenceTagger::load(dir / geo::kTaggerFile);
-  return AddressParser(std::make_unique<Impl>(Impl{std::move(gazetteer), std::move(tagger)}));
+  return AddressParser(std::make_unique<Impl>(Impl{std::move(gazetteer), std::move(tagger), dir}));
 }
+
+const std::filesystem::path& AddressParser::folder() const { return impl_->folder; }
 
 ParsedAddress AddressParser::parse(std::string_view utf8) const {
   ParsedAddress out;
   out.text = std::string(utf8);
   const std::u32string text = text::decode_utf8(utf8);
   out.elements = geo::tag_elements(text, impl_->gazetteer, impl_->tagger);
+  out.admin = geo::resolve_admin(out.elements, impl_->gazetteer);
+  return out;
+}
+
+ParsedAddress AddressParser::complete(std::string_view utf8, std::vector<AddressElement> elements) const {
+  ParsedAddress out;
+  out.text = std::string(utf8);
+  const std::u32string text = text::decode_utf8(utf8);
+  for (AddressElement& e : elements) {
+    if (!geo::tag_index(e.tag)) throw Error("element tag \"" + e.tag + "\" is not one of the parser's");
+    if (e.start > e.end || e.end > text.size()) {
+      throw Error("element [" + std::to_string(e.start) + ", " + std::to_string(e.end) + ") lies outside the " +
+                  std::to_string(text.size()) + " characters of the address");
+    }
+    e.text = text::encode_utf8(std::u32string_view(text).substr(e.start, e.end - e.start));
+  }
+  out.elements = std::move(elements);
   out.admin = geo::resolve_admin(out.elements, impl_->gazetteer);
   return out;
 }

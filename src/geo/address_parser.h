@@ -9,6 +9,7 @@ namespace geoalign {
 struct AddressParser::Impl {
   geo::Gazetteer gazetteer;
   geo::SequenceTagger tagger;
+  std::filesystem::path folder;
 };
 
 namespace geo {

@@ -12,10 +12,13 @@ namespace geoalign::index {
 
 namespace {
 constexpr const char* kFormat = "geoalign-index";
-constexpr int kVersion = 1;
+constexpr int kVersion = 2;  // 2 added parses.bin
 constexpr const char* kRecordsFile = "records.bin";
 constexpr const char* kRecordsMagic = "GAXREC";
 constexpr std::uint32_t kRecordsVersion = 1;
+constexpr const char* kParsesFile = "parses.bin";
+constexpr const char* kParsesMagic = "GAXPAR";
+constexpr std::uint32_t kParsesVersion = 1;
 
 std::string hex(std::uint64_t v) {
   char buf[17];
@@ -69,8 +72,11 @@ void AddressIndex::add(const AddressModel& model, const std::vector<NewRecord>& 
                   std::to_string(batch_ids[ids[i]] + 1));
     }
   }
+  // Elements are stored only while every record has them, from one parser.
+  const bool store_parses = size() == 0 || (has_parses_ && parser_checksum_ == model.parser_checksum());
   progress.begin("parse", n);
   std::vector<std::string> normalized(n), adcodes(n);
+  std::vector<std::vector<AddressElement>> elements(n);
   std::vector<std::optional<std::string>> errors(n);
   std::atomic<std::size_t> parsed{0};
   cpu::parallel_for_dynamic(static_cast<std::int64_t>(n), 64, [&](std::int64_t i) {
@@ -78,7 +84,9 @@ void AddressIndex::add(const AddressModel& model, const std::vector<NewRecord>& 
     try {
       normalized[k] = model.normalize(records[k].text);
       if (normalized[k].empty()) throw Error("the address is blank after normalization");
-      adcodes[k] = model.prepare(normalized[k]).parsed.admin.adcode;
+      Address a = model.prepare(normalized[k]);
+      adcodes[k] = a.parsed.admin.adcode;
+      elements[k] = std::move(a.parsed.elements);
     } catch (const std::exception& e) {
       errors[k] = e.what();
     }
@@ -94,6 +102,13 @@ void AddressIndex::add(const AddressModel& model, const std::vector<NewRecord>& 
   if (vectors.size() != n * vectors_.dim()) throw Error("the model's embeddings are not " + std::to_string(vectors_.dim()) + "-dimensional");
   progress.begin("graph", n);
   vectors_.add(vectors, progress.done);
+  if (store_parses) {
+    for (const auto& e : elements) parses_.push_back(e);
+    parser_checksum_ = model.parser_checksum();
+  } else {
+    parses_ = {};
+  }
+  has_parses_ = store_parses;
   for (std::size_t k = 0; k < n; ++k) {
     by_id_.emplace(ids[k], static_cast<std::uint32_t>(first + k));
     ids_.push_back(ids[k]);
@@ -103,6 +118,11 @@ void AddressIndex::add(const AddressModel& model, const std::vector<NewRecord>& 
   }
   progress.begin("lexical", 0);
   lexical_ = LexicalIndex::build(normalized_);
+}
+
+Address AddressIndex::address(std::size_t r, const AddressModel& model) const {
+  if (has_parses_ && parser_checksum_ == model.parser_checksum()) return model.complete(normalized(r), parses_.elements(r));
+  return model.prepare(normalized(r));
 }
 
 void AddressIndex::save(const std::filesystem::path& dir) const {
@@ -115,10 +135,19 @@ void AddressIndex::save(const std::filesystem::path& dir) const {
     adcodes_.write(out);
     out.close();
   });
+  std::vector<const char*> names = {kRecordsFile, LexicalIndex::kFileName, VectorIndex::kFileName};
+  if (has_parses_) {
+    write_replacing(dir / kParsesFile, [&](const std::filesystem::path& file) {
+      BinaryWriter out(file, kParsesMagic, kParsesVersion);
+      parses_.write(out);
+      out.close();
+    });
+    names.push_back(kParsesFile);
+  }
   write_replacing(dir / LexicalIndex::kFileName, [&](const std::filesystem::path& file) { lexical_.write(file); });
   write_replacing(dir / VectorIndex::kFileName, [&](const std::filesystem::path& file) { vectors_.write(file); });
   nlohmann::json files = nlohmann::json::object();
-  for (const char* name : {kRecordsFile, LexicalIndex::kFileName, VectorIndex::kFileName}) {
+  for (const char* name : names) {
     files[name] = {{"bytes", std::filesystem::file_size(dir / name)}, {"checksum", hex(file_checksum(dir / name))}};
   }
   const nlohmann::json manifest = {{"format", kFormat},
@@ -127,6 +156,7 @@ void AddressIndex::save(const std::filesystem::path& dir) const {
                                    {"dim", vectors_.dim()},
                                    {"model", model_dir_.string()},
                                    {"model_checksum", hex(model_checksum_)},
+                                   {"parser_checksum", hex(parser_checksum_)},
                                    {"files", files}};
   write_replacing(dir / kManifest, [&](const std::filesystem::path& file) {
     std::ofstream out(file);
@@ -144,14 +174,18 @@ AddressIndex AddressIndex::open(const std::filesystem::path& dir) {
   const nlohmann::json j = model::read_json_file(manifest_file);
   const model::JsonFields m(j, manifest_file.string());
   if (m.string("format", "") != kFormat) throw Error(manifest_file.string() + ": not a geoalign index manifest");
-  if (m.integer("version") != kVersion) {
+  const std::int64_t version = m.integer("version");
+  if (version != kVersion && version != 1) {
     throw Error(manifest_file.string() + ": index format version " + std::to_string(m.integer("version")) +
                 ", this build reads version " + std::to_string(kVersion) + " (rebuild the index)");
   }
   const auto records = static_cast<std::size_t>(m.integer("records"));
   const auto dim = static_cast<std::size_t>(m.integer("dim"));
   const model::JsonFields files = m.object("files");
-  for (const char* name : {kRecordsFile, LexicalIndex::kFileName, VectorIndex::kFileName}) {
+  std::vector<const char*> names = {kRecordsFile, LexicalIndex::kFileName, VectorIndex::kFileName};
+  const bool has_parses = files.has(kParsesFile);
+  if (has_parses) names.push_back(kParsesFile);
+  for (const char* name : names) {
     const auto file = dir / name;
     const model::JsonFields f = files.object(name);
     if (!std::filesystem::exists(file)) throw Error(file.string() + ": missing");
@@ -177,6 +211,16 @@ AddressIndex AddressIndex::open(const std::filesystem::path& dir) {
     if (!ix.by_id_.emplace(std::string(ix.ids_[r]), static_cast<std::uint32_t>(r)).second) {
       in.corrupt("id \"" + std::string(ix.ids_[r]) + "\" appears twice");
     }
+  }
+  ix.has_parses_ = has_parses;
+  if (has_parses) {
+    BinaryReader parses(dir / kParsesFile, kParsesMagic, kParsesVersion);
+    ix.parses_ = StoredParses::read(parses);
+    parses.expect_end();
+    if (ix.parses_.size() != records) {
+      parses.corrupt("holds " + std::to_string(ix.parses_.size()) + " records, the manifest says " + std::to_string(records));
+    }
+    ix.parser_checksum_ = std::stoull(m.string("parser_checksum", "0"), nullptr, 16);
   }
   ix.lexical_ = LexicalIndex::read(dir / LexicalIndex::kFileName, records);
   return ix;

@@ -10,6 +10,7 @@
 
 #include "index/address_model.h"
 #include "index/lexical_index.h"
+#include "index/stored_parses.h"
 #include "index/string_column.h"
 #include "index/vector_index.h"
 
@@ -31,14 +32,13 @@ struct BuildProgress {
 };
 
 // A reference base of addresses on disk (a folder): each record's id, text, normalized
-// text and adcode (records.bin), a lexical index over its character grams
-// (lexical.bin), and the model's embeddings in an HNSW graph (vectors.hnsw), tied
-// together by manifest.json, which names the format version, the model the embeddings
-// came from and every file's size and checksum. Opening checks all of them, so a
-// truncated, foreign or half-written index is an Error naming the file.
-//
-// Parses are not stored: search re-parses the few candidates it reranks (about 50 us
-// each), which keeps the index a fraction of the size a million stored parses would take.
+// text and adcode (records.bin), its parsed elements (parses.bin), a lexical index over
+// its character grams (lexical.bin), and the model's embeddings in an HNSW graph
+// (vectors.hnsw), tied together by manifest.json, which names the format version, the
+// model the embeddings came from, the parser the elements came from, and every file's
+// size and checksum. Opening checks all of them, so a truncated, foreign or half-written
+// index is an Error naming the file. Version 1 folders (no parses.bin) still open; their
+// records are parsed again when search reranks them.
 class AddressIndex {
  public:
   static constexpr const char* kManifest = "manifest.json";
@@ -59,6 +59,10 @@ class AddressIndex {
   std::string_view text(std::size_t r) const { return texts_[r]; }
   std::string_view normalized(std::size_t r) const { return normalized_[r]; }
   std::string_view adcode(std::size_t r) const { return adcodes_[r]; }
+  // Record r parsed, from its stored elements when `model`'s parser found them, else
+  // parsed now.
+  Address address(std::size_t r, const AddressModel& model) const;
+  bool has_parses() const { return has_parses_; }
   bool has_id(std::string_view id) const { return by_id_.count(std::string(id)) != 0; }
 
   const LexicalIndex& lexical() const { return lexical_; }
@@ -74,6 +78,9 @@ class AddressIndex {
   std::filesystem::path model_dir_;
   std::uint64_t model_checksum_ = 0;
   StringColumn ids_, texts_, normalized_, adcodes_;
+  StoredParses parses_;
+  bool has_parses_ = true;  // every record's elements are in parses_
+  std::uint64_t parser_checksum_ = 0;
   std::unordered_map<std::string, std::uint32_t> by_id_;
   LexicalIndex lexical_;
   VectorIndex vectors_;

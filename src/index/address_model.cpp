@@ -5,6 +5,7 @@
 
 #include "backend/cpu/parallel.h"
 #include "backend/threads.h"
+#include "index/binary_file.h"
 #include "model/precision.h"
 #include "runtime/length_batches.h"
 
@@ -26,7 +27,10 @@ std::unique_ptr<AddressModel> AddressModel::load(const std::filesystem::path& mo
 AddressModel::AddressModel(model::ModelFolder folder, const std::filesystem::path& dir, bool use_rerank)
     : scorer_(std::move(folder)) {
   const auto& f = scorer_.folder();
-  if (f.head) comparer_ = &f.head->comparer();
+  if (f.head) {
+    comparer_ = &f.head->comparer();
+    parser_checksum_ = folder_checksum(comparer_->parser().folder());
+  }
   if (use_rerank && comparer_ && std::filesystem::exists(dir / match::MatchHead::kRerankFileName)) {
     rerank_ = match::MatchHead::load(dir, scorer_.labels().size(), match::MatchHead::kRerankFileName);
   }
@@ -39,6 +43,11 @@ std::string AddressModel::normalize(std::string_view raw) const { return scorer_
 Address AddressModel::prepare(std::string_view normalized) const {
   if (!comparer_) throw Error("this model folder has no parser (its match_head.json names one); search and dedup need it");
   return {std::string(normalized), comparer_->parse(normalized)};
+}
+
+Address AddressModel::complete(std::string_view normalized, std::vector<AddressElement> elements) const {
+  if (!comparer_) throw Error("this model folder has no parser (its match_head.json names one); search and dedup need it");
+  return {std::string(normalized), comparer_->complete(normalized, std::move(elements))};
 }
 
 std::vector<Address> AddressModel::prepare_all(std::span<const std::string> normalized,

@@ -43,6 +43,12 @@ class AddressModel {
                                    const std::function<void(std::size_t)>& on_done = {},
                                    std::span<const char> only = {}) const;
   bool can_parse() const { return comparer_ != nullptr; }
+  // prepare() from the elements an earlier prepare() of this text found (an index stores
+  // them): the tagger, most of a parse's cost, does not run again.
+  Address complete(std::string_view normalized, std::vector<AddressElement> elements) const;
+  // Identifies the parser's files (0 without a parser): stored elements are reused only
+  // with the parser that found them.
+  std::uint64_t parser_checksum() const { return parser_checksum_; }
 
   // Unit vectors for normalized addresses, n * dim() floats in input order; `on_done` (may
   // be empty) hears how many are done.
@@ -61,6 +67,7 @@ class AddressModel {
   runtime::PairScorer scorer_;
   std::shared_ptr<const match::MatchHead> rerank_;
   const match::PairComparer* comparer_ = nullptr;
+  std::uint64_t parser_checksum_ = 0;
   std::size_t dim_ = 0;
   mutable std::mutex mutex_;  // guards the workspace
   mutable model::BertModel::Workspace workspace_;

@@ -1,5 +1,7 @@
 #include "index/binary_file.h"
 
+#include <algorithm>
+
 #include <cstring>
 
 namespace geoalign::index {
@@ -94,6 +96,20 @@ std::uint64_t file_checksum(const std::filesystem::path& file) {
     for (; i < got; ++i) h = (h ^ static_cast<unsigned char>(buffer[i])) * 0x100000001b3ull;
   }
   if (in.bad()) throw Error(file.string() + ": read failed");
+  return h;
+}
+
+std::uint64_t folder_checksum(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.is_regular_file()) files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  std::uint64_t h = 0;
+  for (const auto& file : files) {
+    for (unsigned char c : file.filename().string()) h = (h ^ c) * 0x100000001b3ull;
+    h = h * 31 + file_checksum(file);
+  }
   return h;
 }
 

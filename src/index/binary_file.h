@@ -66,5 +66,7 @@ class BinaryReader {
 // A 64-bit checksum of a file's bytes (for files that a library reads on its own, whose
 // corruption we must catch before handing them over).
 std::uint64_t file_checksum(const std::filesystem::path& file);
+// The same over a folder's regular files, by name, names included.
+std::uint64_t folder_checksum(const std::filesystem::path& dir);
 
 }  // namespace geoalign::index

@@ -94,7 +94,7 @@ std::vector<SearchHit> Searcher::search_one(const Address& query, std::span<cons
   if (reranked > 0) {
     std::vector<Address> candidates;
     candidates.reserve(reranked);
-    for (std::size_t k = 0; k < reranked; ++k) candidates.push_back(model_.prepare(index_.normalized(hits[k].record)));
+    for (std::size_t k = 0; k < reranked; ++k) candidates.push_back(index_.address(hits[k].record, model_));
     std::vector<std::pair<const Address*, const Address*>> pairs;
     for (const auto& c : candidates) pairs.emplace_back(&query, &c);
     std::vector<MatchResult> matches = model_.score(pairs);

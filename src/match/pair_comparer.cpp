@@ -14,6 +14,10 @@ std::vector<float> PairComparer::features(std::string_view a, std::string_view b
 
 ParsedAddress PairComparer::parse(std::string_view address) const { return parser_.parse(compared_prefix(address)); }
 
+ParsedAddress PairComparer::complete(std::string_view address, std::vector<AddressElement> elements) const {
+  return parser_.complete(compared_prefix(address), std::move(elements));
+}
+
 std::vector<float> PairComparer::features(const ParsedAddress& a, const ParsedAddress& b) const {
   return pair_features(a, b, weights_);
 }

@@ -26,6 +26,8 @@ class PairComparer {
   // features(parse(a), parse(b)) == features(a, b).
   ParsedAddress parse(std::string_view address) const;
   std::vector<float> features(const ParsedAddress& a, const ParsedAddress& b) const;
+  // parse() from the elements a parse() of this address found before (an index stores them).
+  ParsedAddress complete(std::string_view address, std::vector<AddressElement> elements) const;
 
   // The parser itself, for callers that want a whole address parsed (the server's
   // /v1/parse), not only the prefix that pairs are compared on.
