@@ -74,7 +74,7 @@ int run_serve(int argc, char** argv, int first) {
              {"drain-timeout-ms", true, "on SIGTERM, wait this long for open connections, then exit anyway (0 = for ever)", "25000"},
              {"cache-size", true, "pair results kept in an LRU cache (0 = off)", "0"},
              {"threads", true, "model threads, 0 = one per core", "0"},
-             {"search-threads", true, "threads for search's lookup and rerank, 0 = one per core", "0"},
+             {"search-threads", true, "threads for search's lookup and rerank and for explanations, 0 = one per core", "0"},
              {"precision", true, "fp32, int8, bf16 or auto (the fastest that keeps fp32 accuracy on this CPU)", "auto"}},
             "");
   args.parse(argc, argv, first);

@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "serve/api.h"
+#include "serve/explain_kind.h"
 #include "serve/kserve_model.h"
 #include "serve/openapi.h"
 #include "serve/parse_kind.h"
@@ -247,6 +248,9 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     auto parsed = parse_request(endpoint, request_.body(), max_items, header_length);
     if (auto* error = std::get_if<ApiError>(&parsed)) return respond_error(*error);
+    if (std::get<ParsedRequest>(parsed).explain && !can_explain(server_.scorer)) {
+      return respond_error({400, "invalid_request", "\"explain\" needs a model with a match head; this one has none"});
+    }
     auto parsed_request = std::make_shared<ParsedRequest>(std::move(std::get<ParsedRequest>(parsed)));
     std::shared_ptr<InferenceRequest> request;
     try {
@@ -297,8 +301,12 @@ class Session : public std::enable_shared_from_this<Session> {
       parse->first = std::move(parsed.first);
       return parse;
     }
-    auto request = std::make_shared<InferenceRequest>();
-    request->kind = endpoint == Endpoint::Embed ? &runtime::embed_kind() : &runtime::match_kind();
+    // An explained match carries its explanations as JSON results beside the matches.
+    std::shared_ptr<InferenceRequest> request =
+        parsed.explain ? std::make_shared<JsonResultsRequest>() : std::make_shared<InferenceRequest>();
+    request->kind = endpoint == Endpoint::Embed ? &runtime::embed_kind()
+                    : parsed.explain          ? &explain_kind()
+                                              : &runtime::match_kind();
     request->first = std::move(parsed.first);
     request->second = std::move(parsed.second);
     return request;
