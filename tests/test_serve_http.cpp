@@ -19,6 +19,7 @@
 #include "serve/explain_kind.h"
 #include "serve/http_server.h"
 #include "serve/openapi.h"
+#include "serve/playground.h"
 #include "serve/search_kind.h"
 #include "support/binary_tensors.h"
 #include "support/http_client.h"
@@ -775,6 +776,26 @@ TEST(ServeHttp, ExplainWithoutAMatchHeadSaysSo) {
   EXPECT_EQ(r.status, 400);
   EXPECT_NE(json::parse(r.body)["error"].get<std::string>().find("match head"), std::string::npos) << r.body;
   EXPECT_EQ(server.post("/v1/match", R"({"pairs": [["杭州", "北京"]], "explain": false})").status, 200);
+}
+
+// GET / is the playground: HTML, with a policy that lets it reach nothing but its server,
+// and nothing in it that names another origin.
+TEST(ServeHttp, PlaygroundIsOnePageThatReachesOnlyItsServer) {
+  RunningServer server;
+  const auto r = server.get("/");
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(r.headers.at("content-type"), "text/html; charset=utf-8");
+  EXPECT_EQ(r.headers.at("content-security-policy"), kPlaygroundContentSecurityPolicy);
+  EXPECT_TRUE(r.body.starts_with("<!doctype html>"));
+  EXPECT_EQ(r.body, playground_page());
+  for (const char* route : {"'/v1/match'", "'/v1/parse'", "'/v1/search'"}) {
+    EXPECT_NE(r.body.find(route), std::string::npos) << route;
+  }
+  for (const char* elsewhere : {"http:", "https:", "//cdn", "src=\"", "@import", "url("}) {
+    EXPECT_EQ(r.body.find(elsewhere), std::string::npos) << elsewhere;
+  }
+  EXPECT_EQ(server.post("/", "{}").status, 405);
+  EXPECT_EQ(server.get("/index.html").status, 404);
 }
 
 TEST(ServeHttp, ModelConfigDescribesTheBatcherAndTheMetadatasTensors) {

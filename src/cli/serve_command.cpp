@@ -80,8 +80,9 @@ int run_serve(int argc, char** argv, int first) {
   args.parse(argc, argv, first);
   if (args.flag("help")) {
     std::cout << args.usage()
-              << "\nEndpoints: POST /v1/match, POST /v1/embed, POST /v1/search (with --index), KServe v2\n"
-                 "(/v2/health/live, /v2/health/ready, /v2/models/geoalign, /v2/models/geoalign/infer), GET /metrics.\n";
+              << "\nEndpoints: POST /v1/match, POST /v1/embed, POST /v1/parse, POST /v1/search (with --index),\n"
+                 "KServe v2 (/v2/health/live, /v2/health/ready, /v2/models/geoalign, /v2/models/geoalign/infer),\n"
+                 "GET /metrics, GET /openapi.json, and GET /: the playground, a page to try them in a browser.\n";
     return 0;
   }
   if (!args.positional().empty()) throw UsageError("serve takes no positional arguments");
@@ -129,7 +130,7 @@ int run_serve(int argc, char** argv, int first) {
     try {
       warm_up(batcher, search.get());
       server.set_ready(true);
-      std::fprintf(stderr, "geoalign serve: ready\n");
+      std::fprintf(stderr, "geoalign serve: ready (open / in a browser for the playground)\n");
     } catch (const std::exception& e) {
       if (serving_ended) return;  // stopped (SIGTERM) while warming up: not a failure
       std::fprintf(stderr, "geoalign serve: %s; stopping\n", e.what());
