@@ -19,6 +19,8 @@ packages=(
   # dask and distributed for running it in dask pipelines (the tests do not need them).
   pybind11-dev python3-dev python3-pip python3-numpy python3-pandas python3-pytest
   python3-dask python3-distributed
+  chromium             # headless, for the playground's browser tests (tests/python/test_playground.py)
+  fonts-wqy-microhei   # a CJK font, so that their screenshots show Chinese
 )
 
 missing=()

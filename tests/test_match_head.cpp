@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -13,6 +14,7 @@
 #include "geoalign/matcher.h"
 #include "geoalign/parser.h"
 #include "match/gbdt.h"
+#include "match/head_explanation.h"
 #include "match/match_head.h"
 #include "match/pair_features.h"
 #include "match/remainder_measures.h"
@@ -57,17 +59,15 @@ TEST(GradientBoostedTrees, SumsLeavesPerClassAndSoftmaxes) {
   EXPECT_NEAR(class1(t, 0.6f, 2.5f), sigmoid(0.25 + 2.0 - 0.1), 1e-6);
 }
 
-// Random trees of uneven depth, walked by a plain recursive reference over the JSON:
-// the batched, lockstep walk must give the same probabilities for every row, whatever
-// the number of rows and trees (not a multiple of the lane count), and with missing values.
-TEST(GradientBoostedTrees, BatchedWalkEqualsAPlainWalk) {
-  std::mt19937 rng(7);
+// Random trees of uneven depth over kFeatures features and kClasses classes, grown by
+// splitting a random leaf so depths vary; children always follow parents.
+constexpr int kFeatures = 5, kClasses = 3;
+
+nlohmann::json random_trees(std::mt19937& rng) {
   std::uniform_real_distribution<float> unit(0.0f, 1.0f);
-  constexpr int kFeatures = 5, kClasses = 3;
   nlohmann::json j = {{"bias", {0.1, -0.2, 0.3}}, {"trees", nlohmann::json::array()}};
   for (int t = 0; t < 29; ++t) {
     nlohmann::json nodes = nlohmann::json::array();
-    // Grow by splitting a random leaf, so depths vary; children always follow parents.
     nodes.push_back({-1, 0.0, 0, 0, unit(rng) - 0.5f});
     for (int split = 0; split < 1 + t % 9; ++split) {
       std::vector<std::size_t> leaves;
@@ -80,6 +80,36 @@ TEST(GradientBoostedTrees, BatchedWalkEqualsAPlainWalk) {
     }
     j["trees"].push_back({{"class", t % kClasses}, {"nodes", nodes}});
   }
+  return j;
+}
+
+// The trees' probabilities for one row, walked plainly over the JSON; every test on
+// feature `reversed` (if any) takes the other branch.
+std::vector<double> reference_probabilities(const nlohmann::json& j, const float* x, int reversed = -1) {
+  std::vector<double> logits = j["bias"].get<std::vector<double>>();
+  for (const auto& tree : j["trees"]) {
+    std::size_t i = 0;
+    while (tree["nodes"][i][0].get<int>() >= 0) {
+      const auto& n = tree["nodes"][i];
+      const bool left = (x[n[0].get<std::size_t>()] <= n[1].get<float>()) != (n[0].get<int>() == reversed);
+      i = left ? n[2].get<std::size_t>() : n[3].get<std::size_t>();
+    }
+    logits[tree["class"].get<std::size_t>()] += tree["nodes"][i][4].get<float>();
+  }
+  const double max = *std::max_element(logits.begin(), logits.end());
+  double sum = 0;
+  for (double l : logits) sum += std::exp(l - max);
+  for (double& l : logits) l = std::exp(l - max) / sum;
+  return logits;
+}
+
+// Random trees walked by the plain reference: the batched, lockstep walk must give the
+// same probabilities for every row, whatever the number of rows and trees (not a multiple
+// of the lane count), and with missing values.
+TEST(GradientBoostedTrees, BatchedWalkEqualsAPlainWalk) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  const auto j = random_trees(rng);
   const auto trees = GradientBoostedTrees::from_json(j, kFeatures, "random.json");
   for (std::size_t rows : {1u, 7u, 16u, 37u}) {
     std::vector<float> x(rows * kFeatures);
@@ -88,22 +118,42 @@ TEST(GradientBoostedTrees, BatchedWalkEqualsAPlainWalk) {
     std::vector<float> got(rows * kClasses);
     trees.predict(x, rows, got);
     for (std::size_t r = 0; r < rows; ++r) {
-      double logits[kClasses] = {0.1, -0.2, 0.3};
-      for (const auto& tree : j["trees"]) {
-        std::size_t i = 0;
-        while (tree["nodes"][i][0].get<int>() >= 0) {
-          const auto& n = tree["nodes"][i];
-          i = x[r * kFeatures + n[0].get<std::size_t>()] <= n[1].get<float>() ? n[2].get<std::size_t>()
-                                                                               : n[3].get<std::size_t>();
-        }
-        logits[tree["class"].get<std::size_t>()] += tree["nodes"][i][4].get<float>();
-      }
-      const double max = *std::max_element(logits, logits + kClasses);
-      double sum = 0;
-      for (double l : logits) sum += std::exp(l - max);
+      const auto want = reference_probabilities(j, &x[r * kFeatures]);
       for (int k = 0; k < kClasses; ++k) {
-        EXPECT_NEAR(got[r * kClasses + k], std::exp(logits[k] - max) / sum, 1e-6) << "rows " << rows << " row " << r;
+        EXPECT_NEAR(got[r * kClasses + k], want[k], 1e-6) << "rows " << rows << " row " << r;
       }
+    }
+  }
+}
+
+// Each feature's tests reversed in turn, on the small trees by hand and on random trees
+// against the plain reference.
+TEST(GradientBoostedTrees, ReversedTestsTakeTheOtherBranch) {
+  const auto small = GradientBoostedTrees::from_json(small_trees(), 2, "t.json");
+  std::vector<float> out(4);
+  const float right_right[] = {0.6f, 2.5f};  // class 1's tree: 2.0
+  small.probabilities_with_tests_reversed(right_right, out);
+  EXPECT_NEAR(out[1], sigmoid(0.25 - 1.0 - 0.1), 1e-6);  // x0 reversed: left at the root
+  EXPECT_NEAR(out[3], sigmoid(0.25 + 0.5 - 0.1), 1e-6);  // x1 reversed: left at its test
+  EXPECT_NEAR(out[0] + out[1], 1.0, 1e-6);
+  const float left[] = {0.2f, 2.5f};  // -1.0 at the root's left: x1 is not tested on the way
+  small.probabilities_with_tests_reversed(left, out);
+  EXPECT_NEAR(out[1], sigmoid(0.25 + 2.0 - 0.1), 1e-6);  // x0 reversed: right, then x1 > 2
+  EXPECT_NEAR(out[3], class1(small, 0.2f, 2.5f), 1e-6);  // x1 reversed changes nothing
+  EXPECT_THROW(small.probabilities_with_tests_reversed(std::span<const float>(left, 1), out), Error);
+
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  const auto j = random_trees(rng);
+  const auto trees = GradientBoostedTrees::from_json(j, kFeatures, "random.json");
+  for (int row = 0; row < 20; ++row) {
+    std::vector<float> x(kFeatures);
+    for (float& v : x) v = unit(rng) < 0.1f ? std::numeric_limits<float>::quiet_NaN() : unit(rng);
+    std::vector<float> got(kFeatures * kClasses);
+    trees.probabilities_with_tests_reversed(x, got);
+    for (int f = 0; f < kFeatures; ++f) {
+      const auto want = reference_probabilities(j, x.data(), f);
+      for (int k = 0; k < kClasses; ++k) EXPECT_NEAR(got[f * kClasses + k], want[k], 1e-6) << "feature " << f;
     }
   }
 }
@@ -527,6 +577,47 @@ TEST(RerankHead, ScoreAndEvalRunItWithoutTheEncoder) {
 }
 
 // The shipped model on clear-cut pairs, written for this test (not from any data set).
+// The shipped head on a pair the same but for its road number: what the answer rests on,
+// listed strongest first with the values the trees read.
+TEST(MatchHead, StrongestInputsAreWhatTheAnswerRestsOn) {
+  const auto dir = source_dir() / "models/default";
+  if (!std::filesystem::exists(dir / "match_head.json")) GTEST_SKIP() << "no shipped match head";
+  const auto head = MatchHead::load(dir, 3);
+  const auto features = head->comparer().features("杭州市西湖区文三路478号", "杭州市西湖区文三路90号");
+  const std::vector<float> encoder = {0.2f, 0.3f, 0.5f};
+  std::vector<float> answered(3);
+  const std::span<const float> one[] = {features};
+  head->probabilities(one, encoder, answered);
+  const auto label = static_cast<std::size_t>(std::max_element(answered.begin(), answered.end()) - answered.begin());
+  const auto reversed = head->probabilities_with_tests_reversed(features, encoder);
+  ASSERT_EQ(reversed.size(), head->input_names().size() * 3);
+
+  const auto strongest = strongest_inputs(*head, features, encoder, label, 10);
+  ASSERT_EQ(strongest.size(), 10u);
+  std::set<std::string> listed;
+  for (std::size_t k = 0; k < strongest.size(); ++k) {
+    const auto& input = strongest[k];
+    const auto at = static_cast<std::size_t>(
+        std::find(head->input_names().begin(), head->input_names().end(), input.name) - head->input_names().begin());
+    ASSERT_LT(at, head->input_names().size()) << input.name;
+    EXPECT_EQ(input.value, at < features.size() ? features[at] : encoder[at - features.size()]) << input.name;
+    EXPECT_EQ(input.influence, answered[label] - reversed[at * 3 + label]) << input.name;
+    if (k > 0) {
+      EXPECT_GE(std::abs(strongest[k - 1].influence), std::abs(input.influence));
+    }
+    listed.insert(input.name);
+  }
+  // Nothing left out is stronger than the weakest listed.
+  for (std::size_t i = 0; i < head->input_names().size(); ++i) {
+    if (listed.count(head->input_names()[i])) continue;
+    EXPECT_LE(std::abs(answered[label] - reversed[i * 3 + label]), std::abs(strongest.back().influence))
+        << head->input_names()[i];
+  }
+  EXPECT_EQ(strongest_inputs(*head, features, encoder, label, 3).size(), 3u);
+  EXPECT_NE(thrown_by([&] { strongest_inputs(*head, features, encoder, 3, 10); }).find("no label 3"), std::string::npos);
+  EXPECT_NE(thrown_by([&] { strongest_inputs(*head, features, {}, label, 10); }).find("encoder"), std::string::npos);
+}
+
 TEST(DefaultModel, DecidesClearCases) {
   const auto dir = source_dir() / "models/default";
   if (!std::filesystem::exists(dir / "model.safetensors")) GTEST_SKIP() << "no shipped default model";

@@ -104,6 +104,22 @@ TEST(ServeApi, ParseTakesAddressesWithMatchsLimits) {
   EXPECT_EQ(error_of(Endpoint::Parse, R"({"addresses":["a","b","c"]})", 2).status, 413);
 }
 
+TEST(ServeApi, MatchTakesAnOptionalExplainFlag) {
+  EXPECT_FALSE(std::get<ParsedRequest>(parse_request(Endpoint::Match, R"({"pairs":[["a","b"]]})", 8)).explain);
+  EXPECT_TRUE(
+      std::get<ParsedRequest>(parse_request(Endpoint::Match, R"({"pairs":[["a","b"]],"explain":true})", 8)).explain);
+  EXPECT_FALSE(
+      std::get<ParsedRequest>(parse_request(Endpoint::Match, R"({"pairs":[["a","b"]],"explain":false})", 8)).explain);
+  for (const char* bad : {R"({"pairs":[["a","b"]],"explain":1})", R"({"pairs":[["a","b"]],"explain":"true"})",
+                          R"({"pairs":[["a","b"]],"explain":null})"}) {
+    const auto e = error_of(Endpoint::Match, bad);
+    EXPECT_EQ(e.status, 400) << bad;
+    EXPECT_EQ(e.message, "\"explain\" must be true or false") << bad;
+  }
+  // The pairs are checked first: their errors name their place.
+  EXPECT_EQ(error_of(Endpoint::Match, R"({"pairs":[["a",""]],"explain":true})").message, "pairs[0][1] is empty");
+}
+
 std::variant<ParsedRequest, ApiError> parse_binary(const BinaryInferRequest& r) {
   return parse_request(Endpoint::KServeInfer, r.body, 8, std::string_view(r.header_length));
 }

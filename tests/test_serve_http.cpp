@@ -15,7 +15,11 @@
 #include "geoalign/parser.h"
 #include "index/address_index.h"
 #include "loadtest/load_generator.h"
+#include "match/pair_features.h"
+#include "serve/explain_kind.h"
 #include "serve/http_server.h"
+#include "serve/openapi.h"
+#include "serve/playground.h"
 #include "serve/search_kind.h"
 #include "support/binary_tensors.h"
 #include "support/http_client.h"
@@ -704,6 +708,94 @@ TEST(ServeHttp, ParseWithoutAParserSaysSo) {
   const auto r = server.post("/v1/parse", R"({"addresses": ["杭州"]})");
   EXPECT_EQ(r.status, 404);
   EXPECT_NE(json::parse(r.body)["error"].get<std::string>().find("parser"), std::string::npos) << r.body;
+}
+
+json pairs_json(std::span<const std::pair<std::string, std::string>> pairs) {
+  json out = json::array();
+  for (const auto& [a, b] : pairs) out.push_back({a, b});
+  return out;
+}
+
+// "explain": the answers of a plain match, each with both parses as /v1/parse gives them
+// and the head inputs the answer rests on, valued as `geoalign features` values them.
+TEST(ServeHttp, ExplainedMatchShowsParsesAndTheInputsTheAnswerRestsOn) {
+  if (!std::filesystem::exists(shipped_model() / "match_head.json")) GTEST_SKIP() << "no shipped match head";
+  RunningServer server({}, {}, true, shipped_model());
+  const std::span<const std::pair<std::string, std::string>> pairs(kPairs.data(), 3);
+  const auto plain = server.post("/v1/match", json{{"pairs", pairs_json(pairs)}}.dump());
+  const auto explained = server.post("/v1/match", json{{"pairs", pairs_json(pairs)}, {"explain", true}}.dump());
+  ASSERT_EQ(plain.status, 200) << plain.body;
+  ASSERT_EQ(explained.status, 200) << explained.body;
+  const json doc = json::parse(openapi_document());
+  const auto problems = schema_problems(doc["components"]["schemas"]["MatchResponse"], json::parse(explained.body), doc);
+  EXPECT_TRUE(problems.empty()) << (problems.empty() ? "" : problems[0]);
+
+  const auto want = json::parse(plain.body)["results"];
+  const auto got = json::parse(explained.body)["results"];
+  ASSERT_EQ(got.size(), pairs.size());
+  const runtime::PairScorer scorer(model::ModelFolder::load(shipped_model()));
+  const auto& names = match::pair_feature_names();
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const auto& [a, b] = pairs[i];
+    EXPECT_FALSE(want[i].contains("explanation"));
+    EXPECT_EQ(got[i]["label"], want[i]["label"]) << a;
+    for (const char* label : {"not_match", "partial_match", "exact_match"}) {
+      EXPECT_NEAR(got[i]["probabilities"][label].get<float>(), want[i]["probabilities"][label].get<float>(), 1e-6);
+    }
+    const auto& why = got[i]["explanation"];
+    const auto parses = server.post("/v1/parse", json{{"addresses", {a, b}}}.dump());
+    EXPECT_EQ(why["parses"], json::parse(parses.body)["results"]) << a;
+
+    const auto input = scorer.encode_pair(a, b);
+    const auto& features = why["features"];
+    ASSERT_FALSE(features.empty()) << a;
+    EXPECT_LE(features.size(), kExplainedInputs);
+    for (std::size_t k = 0; k < features.size(); ++k) {
+      const std::string name = features[k]["name"];
+      const float value = features[k]["value"];
+      if (k > 0) {
+        EXPECT_GE(std::abs(features[k - 1]["influence"].get<float>()), std::abs(features[k]["influence"].get<float>()));
+      }
+      if (name.starts_with("encoder_p")) {
+        EXPECT_TRUE(value >= 0 && value <= 1) << name;
+        continue;
+      }
+      const auto at = std::find(names.begin(), names.end(), name);
+      ASSERT_NE(at, names.end()) << name;
+      EXPECT_EQ(value, input.pair_features[static_cast<std::size_t>(at - names.begin())]) << name << " of " << a;
+    }
+  }
+  const auto bad = server.post("/v1/match", R"({"pairs": [["杭州", "北京"]], "explain": "yes"})");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_EQ(json::parse(bad.body)["error"], "\"explain\" must be true or false");
+}
+
+TEST(ServeHttp, ExplainWithoutAMatchHeadSaysSo) {
+  RunningServer server;  // the fixture model has no match head
+  const auto r = server.post("/v1/match", R"({"pairs": [["杭州", "北京"]], "explain": true})");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_NE(json::parse(r.body)["error"].get<std::string>().find("match head"), std::string::npos) << r.body;
+  EXPECT_EQ(server.post("/v1/match", R"({"pairs": [["杭州", "北京"]], "explain": false})").status, 200);
+}
+
+// GET / is the playground: HTML, with a policy that lets it reach nothing but its server,
+// and nothing in it that names another origin.
+TEST(ServeHttp, PlaygroundIsOnePageThatReachesOnlyItsServer) {
+  RunningServer server;
+  const auto r = server.get("/");
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(r.headers.at("content-type"), "text/html; charset=utf-8");
+  EXPECT_EQ(r.headers.at("content-security-policy"), kPlaygroundContentSecurityPolicy);
+  EXPECT_TRUE(r.body.starts_with("<!doctype html>"));
+  EXPECT_EQ(r.body, playground_page());
+  for (const char* route : {"'/v1/match'", "'/v1/parse'", "'/v1/search'"}) {
+    EXPECT_NE(r.body.find(route), std::string::npos) << route;
+  }
+  for (const char* elsewhere : {"http:", "https:", "//cdn", "src=\"", "@import", "url("}) {
+    EXPECT_EQ(r.body.find(elsewhere), std::string::npos) << elsewhere;
+  }
+  EXPECT_EQ(server.post("/", "{}").status, 405);
+  EXPECT_EQ(server.get("/index.html").status, 404);
 }
 
 TEST(ServeHttp, ModelConfigDescribesTheBatcherAndTheMetadatasTensors) {

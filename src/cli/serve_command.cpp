@@ -74,14 +74,15 @@ int run_serve(int argc, char** argv, int first) {
              {"drain-timeout-ms", true, "on SIGTERM, wait this long for open connections, then exit anyway (0 = for ever)", "25000"},
              {"cache-size", true, "pair results kept in an LRU cache (0 = off)", "0"},
              {"threads", true, "model threads, 0 = one per core", "0"},
-             {"search-threads", true, "threads for search's lookup and rerank, 0 = one per core", "0"},
+             {"search-threads", true, "threads for search's lookup and rerank and for explanations, 0 = one per core", "0"},
              {"precision", true, "fp32, int8, bf16 or auto (the fastest that keeps fp32 accuracy on this CPU)", "auto"}},
             "");
   args.parse(argc, argv, first);
   if (args.flag("help")) {
     std::cout << args.usage()
-              << "\nEndpoints: POST /v1/match, POST /v1/embed, POST /v1/search (with --index), KServe v2\n"
-                 "(/v2/health/live, /v2/health/ready, /v2/models/geoalign, /v2/models/geoalign/infer), GET /metrics.\n";
+              << "\nEndpoints: POST /v1/match, POST /v1/embed, POST /v1/parse, POST /v1/search (with --index),\n"
+                 "KServe v2 (/v2/health/live, /v2/health/ready, /v2/models/geoalign, /v2/models/geoalign/infer),\n"
+                 "GET /metrics, GET /openapi.json, and GET /: the playground, a page to try them in a browser.\n";
     return 0;
   }
   if (!args.positional().empty()) throw UsageError("serve takes no positional arguments");
@@ -129,7 +130,7 @@ int run_serve(int argc, char** argv, int first) {
     try {
       warm_up(batcher, search.get());
       server.set_ready(true);
-      std::fprintf(stderr, "geoalign serve: ready\n");
+      std::fprintf(stderr, "geoalign serve: ready (open / in a browser for the playground)\n");
     } catch (const std::exception& e) {
       if (serving_ended) return;  // stopped (SIGTERM) while warming up: not a failure
       std::fprintf(stderr, "geoalign serve: %s; stopping\n", e.what());

@@ -26,6 +26,13 @@ float threshold_at_or_below(double t) {
   return f;
 }
 
+void softmax(const double* logits, std::size_t n, float* out) {
+  const double max = *std::max_element(logits, logits + n);
+  double sum = 0;
+  for (std::size_t k = 0; k < n; ++k) sum += std::exp(logits[k] - max);
+  for (std::size_t k = 0; k < n; ++k) out[k] = static_cast<float>(std::exp(logits[k] - max) / sum);
+}
+
 // nlohmann's get<Int>() narrows silently (2^32 becomes 0, 2.7 becomes 2).
 template <typename Int>
 std::optional<Int> whole_number(const nlohmann::json& v) {
@@ -206,12 +213,44 @@ void GradientBoostedTrees::predict_rows(const float* features, std::size_t rows,
       }
     }
   }
-  for (std::size_t r = 0; r < rows; ++r) {
-    const double* l = &logits[r * classes];
-    const double max = *std::max_element(l, l + classes);
-    double sum = 0;
-    for (std::size_t k = 0; k < classes; ++k) sum += std::exp(l[k] - max);
-    for (std::size_t k = 0; k < classes; ++k) probabilities[r * classes + k] = static_cast<float>(std::exp(l[k] - max) / sum);
+  for (std::size_t r = 0; r < rows; ++r) softmax(&logits[r * classes], classes, probabilities + r * classes);
+}
+
+float GradientBoostedTrees::walk(const Tree& tree, const float* row, std::size_t reversed,
+                                 std::vector<std::size_t>* tested) const {
+  std::uint32_t at = 0;
+  for (;;) {
+    const Node n = tree.nodes[at];
+    if (n.feature == num_features_) return n.threshold;  // a leaf (compact() keeps its value there)
+    if (tested && std::find(tested->begin(), tested->end(), n.feature) == tested->end()) tested->push_back(n.feature);
+    const bool right = !(row[n.feature] <= n.threshold) != (n.feature == reversed);
+    at = n.left + static_cast<std::uint32_t>(right);
+  }
+}
+
+void GradientBoostedTrees::probabilities_with_tests_reversed(std::span<const float> row, std::span<float> out) const {
+  const std::size_t classes = bias_.size();
+  if (row.size() != num_features_ || out.size() != num_features_ * classes) {
+    throw Error("boosted trees: expected a row of " + std::to_string(num_features_) + " features and room for " +
+                std::to_string(num_features_) + " x " + std::to_string(classes) + " probabilities");
+  }
+  std::vector<float> x(row.begin(), row.end());
+  x.push_back(-std::numeric_limits<float>::infinity());  // the sentinel column
+  std::vector<double> logits(bias_.begin(), bias_.end());
+  // Reversing a feature changes only the trees whose path tests it: a few per tree, so
+  // this costs a few plain predictions, not one per feature.
+  std::vector<double> shifts(num_features_ * classes, 0.0);
+  std::vector<std::size_t> tested;
+  for (const Tree& tree : trees_) {
+    tested.clear();
+    const float leaf = walk(tree, x.data(), num_features_, &tested);
+    logits[tree.output_class] += leaf;
+    for (const std::size_t f : tested) shifts[f * classes + tree.output_class] += walk(tree, x.data(), f) - leaf;
+  }
+  std::vector<double> shifted(classes);
+  for (std::size_t f = 0; f < num_features_; ++f) {
+    for (std::size_t k = 0; k < classes; ++k) shifted[k] = logits[k] + shifts[f * classes + k];
+    softmax(shifted.data(), classes, out.data() + f * classes);
   }
 }
 

@@ -43,6 +43,11 @@ class GradientBoostedTrees {
   // rows x num_classes(). Blocks of rows go to the thread pool; within a block, eight
   // trees at a time walk each row side by side, so their independent loads overlap.
   void predict(std::span<const float> features, std::size_t rows, std::span<float> probabilities) const;
+  // What one row's prediction rests on: `out` receives num_features() x num_classes()
+  // probabilities, row f those of the trees walked with every test on feature f
+  // reversed (the other branch wherever f decides). A feature no test on the row's paths
+  // reads keeps the row's own probabilities.
+  void probabilities_with_tests_reversed(std::span<const float> row, std::span<float> out) const;
   std::size_t num_features() const { return num_features_; }
   std::size_t num_classes() const { return bias_.size(); }
   std::size_t num_trees() const { return trees_.size(); }
@@ -67,6 +72,10 @@ class GradientBoostedTrees {
                       const std::string& where);
 
   void predict_rows(const float* features, std::size_t rows, float* probabilities) const;
+  // One tree's leaf value for a row with its sentinel column, reversing every test on
+  // feature `reversed` (none when it is out of range); also lists the features its path
+  // tests when `tested` is given.
+  float walk(const Tree& tree, const float* row, std::size_t reversed, std::vector<std::size_t>* tested = nullptr) const;
 
   std::size_t num_features_ = 0;
   std::vector<float> bias_;

@@ -52,36 +52,57 @@ std::unique_ptr<MatchHead> MatchHead::load(const std::filesystem::path& model_di
                 std::to_string(num_labels) + " labels");
   }
   auto comparer = PairComparer::load(model_dir / parser_dir, model_dir / weights_file);
-  return std::unique_ptr<MatchHead>(new MatchHead(std::move(comparer), std::move(trees), uses_encoder));
+  return std::unique_ptr<MatchHead>(new MatchHead(std::move(comparer), std::move(trees), std::move(names), uses_encoder));
+}
+
+void MatchHead::append_inputs(std::size_t k, std::span<const float> pair_features, std::span<const float> encoder_row,
+                              std::vector<float>& rows) const {
+  const std::size_t width = pair_feature_names().size();
+  if (pair_features.size() != width) {
+    throw Error("match head: pair " + std::to_string(k) + " has " + std::to_string(pair_features.size()) +
+                " features, not " + std::to_string(width) + " (compute them with the head's comparer)");
+  }
+  rows.insert(rows.end(), pair_features.begin(), pair_features.end());
+  rows.insert(rows.end(), encoder_row.begin(), encoder_row.end());
+}
+
+std::size_t MatchHead::encoder_width(std::size_t n, std::span<const float> encoder_probabilities) const {
+  const std::size_t labels = trees_.num_classes();
+  const std::size_t width = uses_encoder_ ? labels : 0;
+  if (encoder_probabilities.size() != n * width) {
+    if (!uses_encoder_) throw Error("match head: given the encoder's probabilities, but trained without them");
+    throw Error("match head: expected the encoder's " + std::to_string(n) + " x " + std::to_string(labels) +
+                " probabilities, got " + std::to_string(encoder_probabilities.size()));
+  }
+  return width;
 }
 
 void MatchHead::probabilities(std::span<const std::span<const float>> pair_features,
                               std::span<const float> encoder_probabilities, std::span<float> out) const {
   const std::size_t n = pair_features.size();
   const std::size_t labels = trees_.num_classes();
-  const std::size_t width = pair_feature_names().size();
-  const std::size_t encoder_width = uses_encoder_ ? labels : 0;
-  if (encoder_probabilities.size() != n * encoder_width) {
-    if (!uses_encoder_) throw Error("match head: given the encoder's probabilities, but trained without them");
-    throw Error("match head: expected the encoder's " + std::to_string(n) + " x " + std::to_string(labels) +
-                " probabilities, got " + std::to_string(encoder_probabilities.size()));
-  }
+  const std::size_t columns = encoder_width(n, encoder_probabilities);
   if (out.size() != n * labels) {
     throw Error("match head: room for " + std::to_string(out.size()) + " probabilities, not " + std::to_string(n) +
                 " x " + std::to_string(labels));
   }
   std::vector<float> rows;
-  rows.reserve(n * (width + encoder_width));
+  rows.reserve(n * input_names_.size());
   for (std::size_t k = 0; k < n; ++k) {
-    if (pair_features[k].size() != width) {
-      throw Error("match head: pair " + std::to_string(k) + " has " + std::to_string(pair_features[k].size()) +
-                  " features, not " + std::to_string(width) + " (compute them with the head's comparer)");
-    }
-    rows.insert(rows.end(), pair_features[k].begin(), pair_features[k].end());
-    const auto encoder_row = encoder_probabilities.subspan(k * encoder_width, encoder_width);
-    rows.insert(rows.end(), encoder_row.begin(), encoder_row.end());
+    append_inputs(k, pair_features[k], encoder_probabilities.subspan(k * columns, columns), rows);
   }
   trees_.predict(rows, n, out);
+}
+
+std::vector<float> MatchHead::probabilities_with_tests_reversed(std::span<const float> pair_features,
+                                                                std::span<const float> encoder_probabilities) const {
+  encoder_width(1, encoder_probabilities);
+  std::vector<float> row;
+  row.reserve(input_names_.size());
+  append_inputs(0, pair_features, encoder_probabilities, row);
+  std::vector<float> out(input_names_.size() * trees_.num_classes());
+  trees_.probabilities_with_tests_reversed(row, out);
+  return out;
 }
 
 }  // namespace geoalign::match

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -36,12 +37,32 @@ class MatchHead {
   // !uses_encoder()) and the head's [n, labels].
   void probabilities(std::span<const std::span<const float>> pair_features, std::span<const float> encoder_probabilities,
                      std::span<float> out) const;
+  // For one pair: what its verdict rests on. Row i of the [inputs, labels] answer holds
+  // the probabilities the trees give with every test on input i reversed
+  // (GradientBoostedTrees::probabilities_with_tests_reversed); the inputs are
+  // input_names()'s.
+  std::vector<float> probabilities_with_tests_reversed(std::span<const float> pair_features,
+                                                       std::span<const float> encoder_probabilities) const;
+  // What the trees read, as the file names it: the pair features, then encoder_p0,
+  // encoder_p1, ... when uses_encoder().
+  const std::vector<std::string>& input_names() const { return input_names_; }
 
  private:
-  MatchHead(PairComparer comparer, GradientBoostedTrees trees, bool uses_encoder)
-      : comparer_(std::move(comparer)), trees_(std::move(trees)), uses_encoder_(uses_encoder) {}
+  MatchHead(PairComparer comparer, GradientBoostedTrees trees, std::vector<std::string> input_names, bool uses_encoder)
+      : comparer_(std::move(comparer)),
+        trees_(std::move(trees)),
+        input_names_(std::move(input_names)),
+        uses_encoder_(uses_encoder) {}
+  // The encoder's columns per pair: its labels when the trees read them, else none.
+  // Throws unless `encoder_probabilities` holds that many for each of n pairs.
+  std::size_t encoder_width(std::size_t n, std::span<const float> encoder_probabilities) const;
+  // Appends pair `k`'s tree inputs to `rows`: its features, then its encoder row.
+  void append_inputs(std::size_t k, std::span<const float> pair_features, std::span<const float> encoder_row,
+                     std::vector<float>& rows) const;
+
   PairComparer comparer_;
   GradientBoostedTrees trees_;
+  std::vector<std::string> input_names_;
   bool uses_encoder_;
 };
 

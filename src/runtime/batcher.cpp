@@ -295,8 +295,13 @@ std::vector<ModelOutput> Batcher::run_model(ModelPass pass, std::span<const text
   outputs.reserve(inputs.size());
   if (pass == ModelPass::Classify) {
     std::vector<MatchResult> results;
-    scorer_.classify(inputs, ws, results);
-    for (auto& r : results) outputs.emplace_back(std::move(r));
+    std::vector<float> encoder;
+    scorer_.classify(inputs, ws, results, nullptr, &encoder);
+    const std::size_t labels = results.empty() ? 0 : encoder.size() / results.size();
+    for (std::size_t k = 0; k < results.size(); ++k) {
+      const auto row = encoder.begin() + static_cast<std::ptrdiff_t>(k * labels);
+      outputs.emplace_back(Classification{std::move(results[k]), {row, row + static_cast<std::ptrdiff_t>(labels)}});
+    }
   } else {
     std::vector<std::vector<float>> vectors;
     scorer_.embed(inputs, ws, vectors);

@@ -38,7 +38,7 @@ class MatchKind final : public RequestKind {
   }
 
   void store(BatchItem& item, ModelOutput output, const BatchContext& context) const override {
-    auto& result = std::get<MatchResult>(output);
+    auto& result = std::get<Classification>(output).result;
     context.cache.put(PairScorer::cache_key(std::any_cast<const NormalizedPair&>(item.state)), result);
     item.request->matches[item.index] = std::move(result);
   }

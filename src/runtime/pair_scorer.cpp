@@ -92,11 +92,13 @@ void PairScorer::encoder_probabilities(std::span<const text::EncodedInput* const
 }
 
 void PairScorer::classify(std::span<const text::EncodedInput* const> inputs, model::BertModel::Workspace& ws,
-                          std::vector<MatchResult>& results, model::StageTimer* timer) const {
+                          std::vector<MatchResult>& results, model::StageTimer* timer,
+                          std::vector<float>* encoder) const {
   Tensor probabilities;
   encoder_probabilities(inputs, ws, probabilities, timer);
   const auto n = static_cast<std::size_t>(probabilities.dim(1));
   const float* final = probabilities.data<float>();
+  if (encoder) encoder->assign(final, final + inputs.size() * n);
   std::vector<float> head_probabilities;
   if (folder_.head) {
     model::ScopedStage stage(timer, "match head trees");

@@ -54,8 +54,10 @@ class PairScorer {
   void encoder_probabilities(std::span<const text::EncodedInput* const> inputs, model::BertModel::Workspace& ws,
                              Tensor& probabilities, model::StageTimer* timer = nullptr) const;
   // Final results: the encoder, then the match head's trees when the model has them.
+  // `encoder`, when given, receives the encoder's probabilities [n, labels] as well.
   void classify(std::span<const text::EncodedInput* const> inputs, model::BertModel::Workspace& ws,
-                std::vector<MatchResult>& results, model::StageTimer* timer = nullptr) const;
+                std::vector<MatchResult>& results, model::StageTimer* timer = nullptr,
+                std::vector<float>* encoder = nullptr) const;
   // One vector per input, through `head` (by default the folder's own embedding head).
   void embed(std::span<const text::EncodedInput* const> inputs, model::BertModel::Workspace& ws,
              std::vector<std::vector<float>>& vectors, const model::EmbeddingHead* head = nullptr) const;

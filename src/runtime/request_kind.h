@@ -19,7 +19,13 @@ class BatchObserver;
 // The model passes a batch can run. Items of every kind that uses the same pass share
 // batches (an embed request's addresses ride with a search request's queries).
 enum class ModelPass { Classify, Embed };
-using ModelOutput = std::variant<MatchResult, std::vector<float>>;
+// The classify pass's answer for an item: the result, and the encoder's class
+// probabilities that the match head read (what explaining the result needs).
+struct Classification {
+  MatchResult result;
+  std::vector<float> encoder_probabilities;  // one per label, in id order
+};
+using ModelOutput = std::variant<Classification, std::vector<float>>;
 
 // One item of a request on its way through the batcher: a pair to match, an address to
 // embed, a query to search.

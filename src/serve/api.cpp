@@ -60,6 +60,10 @@ std::variant<ParsedRequest, ApiError> parse_match(const json& body, std::size_t 
     if (auto e = check_text(r.first.back(), at + "[0]")) return *e;
     if (auto e = check_text(r.second.back(), at + "[1]")) return *e;
   }
+  if (body.contains("explain")) {
+    if (!body["explain"].is_boolean()) return bad("\"explain\" must be true or false");
+    r.explain = body["explain"].get<bool>();
+  }
   return r;
 }
 
@@ -300,7 +304,11 @@ ResponseBody render_response(Endpoint endpoint, const ParsedRequest& parsed, con
     case Endpoint::Match: {
       json results = json::array();
       for (const auto& m : done.matches) results.push_back(match_json(m));
-      return {json{{"results", std::move(results)}}.dump(), {}};
+      if (parsed.explain) {
+        const auto& explanations = dynamic_cast<const JsonResultsRequest&>(done).results;
+        for (std::size_t i = 0; i < explanations.size(); ++i) results[i]["explanation"] = explanations[i];
+      }
+      return {json{{"results", std::move(results)}}.dump(-1, ' ', false, json::error_handler_t::replace), {}};
     }
     case Endpoint::Embed:
       return {json{{"embeddings", done.vectors}, {"dimension", done.vectors.empty() ? 0 : done.vectors[0].size()}}.dump(),

@@ -32,6 +32,7 @@ struct ParsedRequest {
   std::string id;                           // KServe request id, echoed back
   std::vector<KServeOutput> outputs;        // KServe: in the order asked; all three when none is named
   index::SearchOptions search;              // /v1/search's; its region is a name (北京市), not yet a code
+  bool explain = false;                     // /v1/match's "explain": each result comes with its explanation
 };
 
 // The inference endpoint a request target names, if any.

@@ -12,9 +12,11 @@
 #include <unordered_set>
 
 #include "serve/api.h"
+#include "serve/explain_kind.h"
 #include "serve/kserve_model.h"
 #include "serve/openapi.h"
 #include "serve/parse_kind.h"
+#include "serve/playground.h"
 #include "serve/routes.h"
 #include "serve/search_kind.h"
 #include "serve/search_request.h"
@@ -231,6 +233,9 @@ class Session : public std::enable_shared_from_this<Session> {
       }
       case RouteId::Metrics: return respond(http::status::ok, server_.metrics.render(), "text/plain; version=0.0.4");
       case RouteId::OpenApi: return respond_json(http::status::ok, std::string(openapi_document()));
+      case RouteId::Playground:
+        return respond(http::status::ok, std::string(playground_page()), "text/html; charset=utf-8",
+                       {{"Content-Security-Policy", std::string(kPlaygroundContentSecurityPolicy)}});
       case RouteId::Inference: return infer(*route->endpoint);
     }
   }
@@ -247,6 +252,9 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     auto parsed = parse_request(endpoint, request_.body(), max_items, header_length);
     if (auto* error = std::get_if<ApiError>(&parsed)) return respond_error(*error);
+    if (std::get<ParsedRequest>(parsed).explain && !can_explain(server_.scorer)) {
+      return respond_error({400, "invalid_request", "\"explain\" needs a model with a match head; this one has none"});
+    }
     auto parsed_request = std::make_shared<ParsedRequest>(std::move(std::get<ParsedRequest>(parsed)));
     std::shared_ptr<InferenceRequest> request;
     try {
@@ -297,8 +305,12 @@ class Session : public std::enable_shared_from_this<Session> {
       parse->first = std::move(parsed.first);
       return parse;
     }
-    auto request = std::make_shared<InferenceRequest>();
-    request->kind = endpoint == Endpoint::Embed ? &runtime::embed_kind() : &runtime::match_kind();
+    // An explained match carries its explanations as JSON results beside the matches.
+    std::shared_ptr<InferenceRequest> request =
+        parsed.explain ? std::make_shared<JsonResultsRequest>() : std::make_shared<InferenceRequest>();
+    request->kind = endpoint == Endpoint::Embed ? &runtime::embed_kind()
+                    : parsed.explain          ? &explain_kind()
+                                              : &runtime::match_kind();
     request->first = std::move(parsed.first);
     request->second = std::move(parsed.second);
     return request;
@@ -341,8 +353,8 @@ class Session : public std::enable_shared_from_this<Session> {
           ResponseBody body = render_response(endpoint, parsed, done);
           if (!body.inference_header_length) return respond_json(http::status::ok, std::move(body.bytes));
           // Triton's binary tensor data: JSON header, then the raw outputs.
-          return respond(http::status::ok, std::move(body.bytes), "application/octet-stream", false,
-                         body.inference_header_length);
+          return respond(http::status::ok, std::move(body.bytes), "application/octet-stream",
+                         {{"Inference-Header-Content-Length", std::to_string(*body.inference_header_length)}});
         }
         case InferenceRequest::Outcome::TimedOut:
           return respond_error({504, "timeout", done.error});
@@ -365,14 +377,17 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void not_allowed() { respond_error({405, "method_not_allowed", "method not allowed on this endpoint"}); }
 
+  // Header fields beside the ones every response has.
+  using Headers = std::vector<std::pair<std::string, std::string>>;
+
   void respond_error(const ApiError& error, bool retry_after = false) {
-    respond(static_cast<http::status>(error.status), render_error(error), "application/json", retry_after);
+    respond(static_cast<http::status>(error.status), render_error(error), "application/json",
+            retry_after ? Headers{{"Retry-After", "1"}} : Headers{});
   }
 
   void respond_json(http::status status, std::string body) { respond(status, std::move(body), "application/json"); }
 
-  void respond(http::status status, std::string body, const char* content_type, bool retry_after = false,
-               std::optional<std::size_t> inference_header_length = {}) {
+  void respond(http::status status, std::string body, const char* content_type, const Headers& headers = {}) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
     server_.metrics.request_latency.observe(seconds);
     server_.metrics.count_request(target_, static_cast<int>(status));
@@ -380,10 +395,7 @@ class Session : public std::enable_shared_from_this<Session> {
     auto response = std::make_shared<http::response<http::string_body>>(status, 11);
     response->set(http::field::server, "geoalign");
     response->set(http::field::content_type, content_type);
-    if (retry_after) response->set(http::field::retry_after, "1");
-    if (inference_header_length) {
-      response->set("Inference-Header-Content-Length", std::to_string(*inference_header_length));
-    }
+    for (const auto& [name, value] : headers) response->set(name, value);
     response->keep_alive(keep_alive_ && !server_.draining);
     response->body() = std::move(body);
     response->prepare_payload();

@@ -20,11 +20,9 @@ class ParseKind final : public runtime::RequestKind {
   }
 
   bool prepare(runtime::BatchItem& item, const runtime::BatchContext& context) const override {
-    if (!can_parse(context.scorer)) throw Error("this model has no parser");
-    const auto& folder = context.scorer.folder();
     auto& request = static_cast<JsonResultsRequest&>(*item.request);  // accept() checked the type
-    const std::string normalized = folder.normalizer.normalize(request.first[item.index]);
-    request.results[item.index] = geo::parse_json(folder.head->comparer().parser().parse(normalized));
+    const std::string normalized = context.scorer.folder().normalizer.normalize(request.first[item.index]);
+    request.results[item.index] = parse_answer(context.scorer, normalized);
     return false;
   }
 
@@ -41,5 +39,10 @@ const runtime::RequestKind& parse_kind() {
 }
 
 bool can_parse(const runtime::PairScorer& scorer) { return scorer.folder().head != nullptr; }
+
+nlohmann::json parse_answer(const runtime::PairScorer& scorer, std::string_view normalized) {
+  if (!can_parse(scorer)) throw Error("this model has no parser");
+  return geo::parse_json(scorer.folder().head->comparer().parser().parse(normalized));
+}
 
 }  // namespace geoalign::serve

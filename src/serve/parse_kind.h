@@ -1,7 +1,10 @@
 #pragma once
 
-#include "runtime/request_kind.h"
+#include <nlohmann/json.hpp>
+#include <string_view>
+
 #include "runtime/pair_scorer.h"
+#include "runtime/request_kind.h"
 
 namespace geoalign::serve {
 
@@ -19,5 +22,8 @@ const runtime::RequestKind& parse_kind();
 // Whether the scorer's model has a parser (a match head naming one); without it
 // /v1/parse answers 404.
 bool can_parse(const runtime::PairScorer& scorer);
+
+// /v1/parse's answer for an address the model has already normalized. Needs can_parse().
+nlohmann::json parse_answer(const runtime::PairScorer& scorer, std::string_view normalized);
 
 }  // namespace geoalign::serve

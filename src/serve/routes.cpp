@@ -18,6 +18,7 @@ constexpr std::array kRoutes{
     Route{"/v2/models/geoalign/config", "GET", RouteId::ModelConfig, "/v2/metadata"},
     Route{"/metrics", "GET", RouteId::Metrics, "/metrics"},
     Route{"/openapi.json", "GET", RouteId::OpenApi, "/openapi.json"},
+    Route{"/", "GET", RouteId::Playground, "/"},
     Route{"/v1/match", "POST", RouteId::Inference, "/v1/match", Endpoint::Match},
     Route{"/v1/embed", "POST", RouteId::Inference, "/v1/embed", Endpoint::Embed},
     Route{"/v1/parse", "POST", RouteId::Inference, "/v1/parse", Endpoint::Parse},

@@ -18,6 +18,7 @@ enum class RouteId {
   ModelConfig,
   Metrics,
   OpenApi,
+  Playground,
   Inference,  // the route's `endpoint` says which
 };
 

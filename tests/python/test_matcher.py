@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import json
-import re
-import subprocess
 import threading
 import time
-import urllib.request
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +12,7 @@ import pytest
 
 import geoalign
 from conftest import FIXTURES, MODEL, read_pairs, run_cli
+from serve_process import Server
 
 NUMBERS = ["score", "p_not_match", "p_partial_match", "p_exact_match"]
 
@@ -131,29 +128,10 @@ def test_embed_shape_and_inputs(matcher):
 def test_embed_equals_server(cli, matcher):
     """The CLI has no embed command; `geoalign serve`'s /v1/embed is the CLI's embedding."""
     addresses = [a for pair in read_pairs()[:6] for a in pair]
-    server = subprocess.Popen(
-        [str(cli), "serve", "--model", str(MODEL), "--port", "0"],
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        port = None
-        for line in server.stderr:
-            found = re.search(r"listening on http://[^:]+:(\d+)", line)
-            port = int(found.group(1)) if found else port
-            if "ready" in line or "stopping" in line:
-                break
-        assert port is not None and server.poll() is None, "geoalign serve did not start"
-        request = urllib.request.Request(
-            f"http://127.0.0.1:{port}/v1/embed",
-            data=json.dumps({"addresses": addresses}).encode(),
-            headers={"Content-Type": "application/json"},
-        )
-        with urllib.request.urlopen(request, timeout=60) as response:
-            served = np.array(json.load(response)["embeddings"], dtype=np.float32)
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+    with Server(cli, "--model", str(MODEL)) as server:
+        status, answer = server.post("/v1/embed", {"addresses": addresses})
+    assert status == 200, answer
+    served = np.array(answer["embeddings"], dtype=np.float32)
     # The server batches addresses its own way, so the last bits may differ.
     np.testing.assert_allclose(matcher.embed(addresses), served, atol=1e-5)
 

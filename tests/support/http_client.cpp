@@ -5,6 +5,7 @@
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <cctype>
 
 namespace geoalign::testing {
 
@@ -26,7 +27,12 @@ HttpResponse http_request(unsigned short port, const std::string& method, const 
   beast::flat_buffer buffer;
   http::response<http::string_body> res;
   http::read(stream, buffer, res);
-  HttpResponse out{static_cast<int>(res.result_int()), res.body(), std::string(res[http::field::retry_after])};
+  HttpResponse out{static_cast<int>(res.result_int()), res.body(), std::string(res[http::field::retry_after]), {}};
+  for (const auto& field : res) {
+    std::string name(field.name_string());
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    out.headers[name] = std::string(field.value());
+  }
   beast::error_code ignored;
   stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
   return out;

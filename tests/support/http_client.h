@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <string>
 
 namespace geoalign::testing {
@@ -8,6 +9,7 @@ struct HttpResponse {
   int status = 0;
   std::string body;
   std::string retry_after;
+  std::map<std::string, std::string> headers;  // every field, by its lower-case name
 };
 
 // One blocking request on a fresh connection to 127.0.0.1:port.

@@ -1,0 +1,90 @@
+#include "serve/explain_kind.h"
+
+#include "geoalign/error.h"
+#include "match/head_explanation.h"
+#include "serve/parse_kind.h"
+#include "serve/search_request.h"
+
+namespace geoalign::serve {
+
+namespace {
+
+using runtime::BatchContext;
+using runtime::BatchItem;
+
+// What an item carries from its earlier stages to its explanation; after() is given no
+// context, so the scorer comes along.
+struct Explaining {
+  const runtime::PairScorer* scorer = nullptr;
+  runtime::NormalizedPair pair;
+  std::vector<float> encoder_probabilities;
+  std::size_t label = 0;
+};
+
+nlohmann::json explanation(const Explaining& state, const std::vector<float>& pair_features) {
+  const runtime::PairScorer& scorer = *state.scorer;
+  const auto& head = *scorer.folder().head;
+  nlohmann::json features = nlohmann::json::array();
+  for (const auto& input : match::strongest_inputs(head, pair_features, state.encoder_probabilities, state.label,
+                                                   kExplainedInputs)) {
+    features.push_back({{"name", input.name}, {"value", input.value}, {"influence", input.influence}});
+  }
+  return {{"parses", {parse_answer(scorer, state.pair.a), parse_answer(scorer, state.pair.b)}},
+          {"features", std::move(features)}};
+}
+
+class ExplainKind final : public runtime::RequestKind {
+ public:
+  runtime::ModelPass pass() const override { return runtime::ModelPass::Classify; }
+
+  void accept(runtime::InferenceRequest& request) const override {
+    auto* explain = dynamic_cast<JsonResultsRequest*>(&request);
+    if (explain == nullptr) throw Error("an explained match request must be a JsonResultsRequest");
+    if (request.second.size() != request.first.size()) {
+      throw Error("a match request needs as many second addresses as first ones");
+    }
+    request.matches.resize(request.size());
+    explain->results.resize(request.size());
+  }
+
+  bool prepare(BatchItem& item, const BatchContext& context) const override {
+    if (!can_explain(context.scorer)) throw Error("this model has no match head to explain its answers");
+    const auto& request = *item.request;
+    Explaining state{&context.scorer, context.scorer.normalize(request.first[item.index], request.second[item.index]), {}, 0};
+    item.input = context.scorer.tokenize(state.pair);
+    item.state = std::move(state);
+    return true;
+  }
+
+  bool completes(const BatchContext&) const override { return true; }
+
+  void complete(BatchItem& item, const BatchContext& context) const override {
+    context.scorer.compare(std::any_cast<const Explaining&>(item.state).pair, item.input);
+  }
+
+  void store(BatchItem& item, runtime::ModelOutput output, const BatchContext&) const override {
+    auto& classified = std::get<runtime::Classification>(output);
+    auto& state = std::any_cast<Explaining&>(item.state);
+    state.encoder_probabilities = std::move(classified.encoder_probabilities);
+    state.label = classified.result.label_id;
+    item.request->matches[item.index] = std::move(classified.result);
+  }
+
+  bool has_after_stage() const override { return true; }
+
+  void after(BatchItem& item) const override {
+    auto& request = static_cast<JsonResultsRequest&>(*item.request);  // accept() checked the type
+    request.results[item.index] = explanation(std::any_cast<const Explaining&>(item.state), item.input.pair_features);
+  }
+};
+
+}  // namespace
+
+const runtime::RequestKind& explain_kind() {
+  static const ExplainKind kind;
+  return kind;
+}
+
+bool can_explain(const runtime::PairScorer& scorer) { return scorer.folder().head != nullptr; }
+
+}  // namespace geoalign::serve
