@@ -686,7 +686,7 @@ TEST(ServeHttp, ParseAnswersWhatTheCliPrints) {
   if (!std::filesystem::exists(shipped_model() / "match_head.json")) GTEST_SKIP() << "no shipped match head";
   RunningServer server({}, {}, true, shipped_model());
   const std::vector<std::string> addresses = {"杭州市西湖区文三路478号华星科技大厦", "北京市朝阳区建国路88号",
-                                              "深圳市南山区科技园Ｂ栋３０１"};
+                                              "深圳市南山区科技园Ｂ栋３０１", "杭州市江干区景芳路12号"};
   const auto r = server.post("/v1/parse", json{{"addresses", addresses}}.dump());
   ASSERT_EQ(r.status, 200) << r.body;
   const auto results = json::parse(r.body)["results"];
@@ -697,6 +697,7 @@ TEST(ServeHttp, ParseAnswersWhatTheCliPrints) {
   for (std::size_t i = 0; i < addresses.size(); ++i) {
     EXPECT_EQ(results[i], geo::parse_json(parser.parse(normalizer.normalize(addresses[i])))) << addresses[i];
   }
+  EXPECT_EQ(results[3]["admin"]["historical"]["district"]["name"], "江干区");  // a former name
   const auto blank = server.post("/v1/parse", R"({"addresses": ["杭州", " "]})");
   EXPECT_EQ(blank.status, 422);
   EXPECT_EQ(json::parse(blank.body)["error"], "addresses[1] is empty");

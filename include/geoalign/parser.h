@@ -26,14 +26,29 @@ struct AdminDivision {
   bool inferred = false;  // true when the address does not name it: completed from below
 };
 
+// A division the address names by a name it no longer has: abolished, merged into another
+// or renamed. 杭州市下城区 names 拱墅区 (下城区 was merged into it in 2021); 杭州市江干区
+// names 上城区 or 钱塘区 (江干区 was split between them), and only a finer cue settles which.
+struct HistoricalName {
+  std::string level;  // the level of the chain it stands at: "city" or "district"
+  std::string name;   // the former division's full name: 江干区
+  std::string code;   // its code then: 330104
+  int until = 0;      // the year it ceased to exist (docs/parsing.md: how exact)
+  std::vector<std::string> now, now_codes;  // the current divisions in its place: 上城区, 钱塘区
+};
+
 // The administrative chain the address lies in, completed from the gazetteer. When the
 // cues fit several places equally well (朝阳区 alone: Beijing or Changchun), `ambiguous`
 // is set, `candidates` lists them, and only the levels they all share are filled in.
+// Levels are always current divisions: a former name (下城区) fills its level with its
+// successor (拱墅区) and is noted in `historical`; one with several successors (江干区)
+// leaves its level empty unless a finer cue (a town) picks one.
 struct AdminChain {
   std::optional<AdminDivision> prov, city, district, town;
   std::string adcode;  // code of the deepest division resolved; empty if none
   bool ambiguous = false;
   std::vector<std::string> candidates;  // "code name/name/..." for each reading, when ambiguous
+  std::vector<HistoricalName> historical;  // former names the address uses, coarsest level first
 };
 
 struct ParsedAddress {
@@ -43,7 +58,8 @@ struct ParsedAddress {
 };
 
 // Tags the elements of a Chinese address and completes its administrative levels. Loads a
-// parser folder (tagger.bin, divisions.tsv); thread-safe.
+// parser folder (tagger.bin, divisions.tsv, and historical.tsv where the folder has one:
+// former divisions and their successors); thread-safe.
 class AddressParser {
  public:
   static AddressParser load(const std::filesystem::path& dir);

@@ -15,8 +15,8 @@ class Parser:
     Thread-safe; releases the GIL while parsing.
 
     Args:
-        path: a parser folder (``tagger.bin``, ``divisions.tsv``); None: the bundled
-            model's ``parser`` folder.
+        path: a parser folder (``tagger.bin``, ``divisions.tsv``, optionally
+            ``historical.tsv``); None: the bundled model's ``parser`` folder.
 
     Raises:
         GeoalignError: the folder is missing or its files are not a parser's.
@@ -30,7 +30,9 @@ class Parser:
 
         ``{"text", "elements": [{"tag", "text", "start", "end"}], "admin": {"prov", "city",
         "district", "town", "adcode", "inferred", "ambiguous"}}`` (``"candidates"`` too when
-        ambiguous). Offsets count code points of ``"text"``, the text parsed.
+        ambiguous; ``"historical"`` when the address uses a former division's name:
+        ``{"district": {"name": "江干区", "code", "until": 2021, "now": ["上城区", "钱塘区"],
+        "now_codes"}}``). Offsets count code points of ``"text"``, the text parsed.
 
         Args:
             text: the address; blank text gives an empty parse.

@@ -26,9 +26,13 @@ namespace {
 int evaluate(const std::filesystem::path& model, const std::string& file, bool json) {
   const auto gazetteer = geo::Gazetteer::load(model / geo::kGazetteerFile);
   const auto tagger = geo::SequenceTagger::load(model / geo::kTaggerFile);
+  // The tagger as `parse` runs it: with the former divisions' names where the folder has them.
+  const auto historical_file = model / geo::kHistoricalFile;
+  const auto historical = std::filesystem::exists(historical_file) ? geo::HistoricalDivisions::load(historical_file, gazetteer)
+                                                                   : geo::HistoricalDivisions();
   const auto data = geo::read_conll_file(file);
   const auto start = Clock::now();
-  const auto scores = geo::evaluate_tagger(data, gazetteer, tagger);
+  const auto scores = geo::evaluate_tagger(data, gazetteer, tagger, &historical);
   const double seconds = seconds_since(start);
   const double rate = static_cast<double>(data.size()) / std::max(seconds, 1e-9);
   if (json) {

@@ -11,9 +11,9 @@ namespace geoalign {
 namespace geo {
 
 std::vector<AddressElement> tag_elements(std::u32string_view text, const Gazetteer& gazetteer,
-                                         const SequenceTagger& tagger) {
+                                         const SequenceTagger& tagger, const HistoricalDivisions* historical) {
   const auto tokens = tokenize_address(text);
-  const auto labels = tagger.tag(extract_features(tokens, gazetteer));
+  const auto labels = tagger.tag(extract_features(tokens, gazetteer, historical));
   std::vector<AddressElement> elements;
   for (const TagSpan& span : spans_from_labels(labels)) {
     AddressElement e;
@@ -40,7 +40,12 @@ AddressParser AddressParser::load(const std::filesystem::path& dir) {
   }
   auto gazetteer = geo::Gazetteer::load(dir / geo::kGazetteerFile);
   auto tagger = geo::SequenceTagger::load(dir / geo::kTaggerFile);
-  return AddressParser(std::make_unique<Impl>(Impl{std::move(gazetteer), std::move(tagger), dir}));
+  // A folder written before historical.tsv existed still loads, without former names.
+  const auto historical_file = dir / geo::kHistoricalFile;
+  auto historical = std::filesystem::exists(historical_file) ? geo::HistoricalDivisions::load(historical_file, gazetteer)
+                                                             : geo::HistoricalDivisions();
+  return AddressParser(
+      std::make_unique<Impl>(Impl{std::move(gazetteer), std::move(tagger), dir, std::move(historical)}));
 }
 
 const std::filesystem::path& AddressParser::folder() const { return impl_->folder; }
@@ -49,8 +54,8 @@ ParsedAddress AddressParser::parse(std::string_view utf8) const {
   ParsedAddress out;
   out.text = std::string(utf8);
   const std::u32string text = text::decode_utf8(utf8);
-  out.elements = geo::tag_elements(text, impl_->gazetteer, impl_->tagger);
-  out.admin = geo::resolve_admin(out.elements, impl_->gazetteer);
+  out.elements = geo::tag_elements(text, impl_->gazetteer, impl_->tagger, &impl_->historical);
+  out.admin = geo::resolve_admin(out.elements, impl_->gazetteer, &impl_->historical);
   return out;
 }
 
@@ -67,7 +72,7 @@ ParsedAddress AddressParser::complete(std::string_view utf8, std::vector<Address
     e.text = text::encode_utf8(std::u32string_view(text).substr(e.start, e.end - e.start));
   }
   out.elements = std::move(elements);
-  out.admin = geo::resolve_admin(out.elements, impl_->gazetteer);
+  out.admin = geo::resolve_admin(out.elements, impl_->gazetteer, &impl_->historical);
   return out;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "geo/gazetteer.h"
+#include "geo/historical.h"
 #include "geo/sequence_tagger.h"
 #include "geoalign/parser.h"
 
@@ -10,16 +11,20 @@ struct AddressParser::Impl {
   geo::Gazetteer gazetteer;
   geo::SequenceTagger tagger;
   std::filesystem::path folder;
+  geo::HistoricalDivisions historical;  // empty for a folder without historical.tsv
 };
 
 namespace geo {
 
 inline constexpr const char* kTaggerFile = "tagger.bin";
 inline constexpr const char* kGazetteerFile = "divisions.tsv";
+// Optional: former divisions and their successors. The admin completion resolves their
+// names; the tagger's gazetteer features see their full names (extract_features).
+inline constexpr const char* kHistoricalFile = "historical.tsv";
 
 // The elements the tagger finds in `text`, with code-point offsets.
 std::vector<AddressElement> tag_elements(std::u32string_view text, const Gazetteer& gazetteer,
-                                         const SequenceTagger& tagger);
+                                         const SequenceTagger& tagger, const HistoricalDivisions* historical = nullptr);
 
 }  // namespace geo
 }  // namespace geoalign

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <tuple>
 
 #include "text/utf8.h"
 
@@ -28,46 +29,102 @@ std::string describe(std::int32_t division, const Gazetteer& g) {
   return g.division(division).code + " " + names;
 }
 
+// A municipality's city level is a placeholder (市辖区): people call it by the
+// municipality's name, so naming the one names the other.
+std::int32_t named_as(std::int32_t division, const Gazetteer& g) {
+  const Division& d = g.division(division);
+  return d.placeholder && d.parent >= 0 ? d.parent : division;
+}
+
+// What one admin element could name: current divisions, and the current successors of
+// former divisions of that name.
+struct Reading {
+  std::vector<std::int32_t> current;                          // sorted
+  std::vector<std::pair<std::int32_t, std::int32_t>> former;  // (successor, former division), sorted
+  AdminLevel tagged = AdminLevel::Prov;
+};
+
+// How a candidate's chain explains a reading.
+struct Explanation {
+  bool any = false;
+  bool current = false;   // through a current name
+  bool at_level = false;  // by a division (or former division) at the level the element was tagged at
+  std::int32_t former = -1;
+};
+
+Explanation explain(const std::vector<std::int32_t>& chain, const Reading& r, const Gazetteer& g,
+                    const HistoricalDivisions* historical) {
+  for (const auto d : chain) {
+    if (std::binary_search(r.current.begin(), r.current.end(), d)) return {true, true, g.division(d).level == r.tagged, -1};
+  }
+  for (const auto d : chain) {
+    const auto it = std::lower_bound(r.former.begin(), r.former.end(), std::pair<std::int32_t, std::int32_t>{d, -1});
+    if (it != r.former.end() && it->first == d) {
+      return {true, false, historical->division(it->second).level == r.tagged, it->second};
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
-AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gazetteer& gazetteer) {
-  // What each admin element could name, and the level the tagger saw it at.
-  std::vector<std::vector<std::int32_t>> readings;
-  std::vector<AdminLevel> tagged_levels;
+AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gazetteer& gazetteer,
+                         const HistoricalDivisions* historical) {
+  if (historical && historical->empty()) historical = nullptr;
+  std::vector<Reading> readings;
   for (const auto& e : elements) {
     const auto level = admin_level_of_tag(e.tag);
     if (!level) continue;
-    const auto found = gazetteer.lookup(text::decode_utf8(e.text));
-    if (found.empty()) continue;
-    readings.emplace_back(found.begin(), found.end());
-    std::sort(readings.back().begin(), readings.back().end());
-    tagged_levels.push_back(*level);
+    const std::u32string name = text::decode_utf8(e.text);
+    Reading r;
+    r.tagged = *level;
+    const auto found = gazetteer.lookup(name);
+    r.current.assign(found.begin(), found.end());
+    std::sort(r.current.begin(), r.current.end());
+    if (historical) {
+      for (const auto f : historical->lookup(name)) {
+        const FormerDivision& former = historical->division(f);
+        // Never over a current division of the same name in the same parent (萧山: 萧山区,
+        // not 萧山市), nor inside one (绍兴: the city 绍兴市, not 绍兴县 in it, now 柯桥区).
+        const bool shadowed = std::any_of(r.current.begin(), r.current.end(), [&](std::int32_t d) {
+          return (former.parent >= 0 && gazetteer.division(d).parent == former.parent) ||
+                 std::any_of(former.successors.begin(), former.successors.end(),
+                             [&](std::int32_t s) { return gazetteer.is_ancestor_or_self(d, s); });
+        });
+        if (shadowed) continue;
+        for (const auto s : former.successors) r.former.emplace_back(s, f);
+      }
+      std::sort(r.former.begin(), r.former.end());
+    }
+    if (r.current.empty() && r.former.empty()) continue;
+    readings.push_back(std::move(r));
   }
   AdminChain admin;
   if (readings.empty()) return admin;
 
-  auto named = [&](std::int32_t d, const std::vector<std::int32_t>& reading) {
-    return std::binary_search(reading.begin(), reading.end(), d);
-  };
-  // Elements the candidate explains, then how many of them at the level they were tagged
-  // at: "朝阳区" tagged district is the district, not the street 朝阳区街道.
+  // Elements the candidate explains, then how many of them by current names, then how
+  // many at the level they were tagged at: "朝阳区" tagged district is the district, not
+  // the street 朝阳区街道. Without former names the second count equals the first.
   auto support = [&](std::int32_t candidate) {
     const auto chain = gazetteer.chain(candidate);
-    std::pair<std::size_t, std::size_t> points{0, 0};
-    for (std::size_t r = 0; r < readings.size(); ++r) {
-      const auto it = std::find_if(chain.begin(), chain.end(), [&](std::int32_t d) { return named(d, readings[r]); });
-      if (it == chain.end()) continue;
-      ++points.first;
-      if (gazetteer.division(*it).level == tagged_levels[r]) ++points.second;
+    std::tuple<std::size_t, std::size_t, std::size_t> points{0, 0, 0};
+    for (const auto& r : readings) {
+      const Explanation x = explain(chain, r, gazetteer, historical);
+      std::get<0>(points) += x.any;
+      std::get<1>(points) += x.current;
+      std::get<2>(points) += x.at_level;
     }
     return points;
   };
 
   std::vector<std::int32_t> candidates;
-  for (const auto& reading : readings) candidates.insert(candidates.end(), reading.begin(), reading.end());
+  for (const auto& r : readings) {
+    candidates.insert(candidates.end(), r.current.begin(), r.current.end());
+    for (const auto& [successor, former] : r.former) candidates.push_back(successor);
+  }
   std::sort(candidates.begin(), candidates.end());
   candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-  std::pair<std::size_t, std::size_t> best_support{0, 0};
+  std::tuple<std::size_t, std::size_t, std::size_t> best_support{0, 0, 0};
   std::vector<std::int32_t> best;
   for (const auto c : candidates) {
     const auto s = support(c);
@@ -86,30 +143,64 @@ AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gaze
     if (!has_descendant) deepest.push_back(c);
   }
 
+  // The former division each reading was explained by, where every remaining candidate
+  // explains it through the same one (-1 elsewhere).
+  std::vector<std::int32_t> former_of(readings.size(), -1);
+  std::vector<std::vector<std::int32_t>> chains;
+  for (const auto c : deepest) chains.push_back(gazetteer.chain(c));
+  for (std::size_t r = 0; historical && r < readings.size(); ++r) {
+    std::int32_t shared_former = -2;
+    for (const auto& chain : chains) {
+      const std::int32_t f = explain(chain, readings[r], gazetteer, historical).former;
+      shared_former = shared_former == -2 || shared_former == f ? f : -1;
+    }
+    former_of[r] = std::max(shared_former, std::int32_t{-1});
+  }
+
   // The levels every reading agrees on.
-  std::vector<std::int32_t> shared = gazetteer.chain(deepest.front());
-  for (const auto c : deepest) {
-    const auto chain = gazetteer.chain(c);
+  std::vector<std::int32_t> shared = chains.front();
+  for (const auto& chain : chains) {
     std::size_t common = 0;
     while (common < shared.size() && common < chain.size() && shared[common] == chain[common]) ++common;
     shared.resize(common);
   }
-  if (deepest.size() > 1) {
+  // Candidates that differ only in which successor of one former division they are (江干区:
+  // 上城区 or 钱塘区) are one reading with its level open, not an ambiguity: their chains
+  // agree above the successors.
+  auto diverge_at_successors = [&](std::int32_t f) {
+    const auto& successors = historical->division(f).successors;
+    return std::all_of(chains.begin(), chains.end(), [&](const std::vector<std::int32_t>& chain) {
+      const auto at = std::find_if(chain.begin(), chain.end(), [&](std::int32_t d) {
+        return std::find(successors.begin(), successors.end(), d) != successors.end();
+      });
+      return at != chain.end() && static_cast<std::size_t>(at - chain.begin()) <= shared.size();
+    });
+  };
+  const bool split_former = std::any_of(former_of.begin(), former_of.end(),
+                                        [&](std::int32_t f) { return f >= 0 && diverge_at_successors(f); });
+  if (deepest.size() > 1 && !split_former) {
     admin.ambiguous = true;
     for (std::size_t i = 0; i < deepest.size() && i < kMaxCandidatesListed; ++i) {
       admin.candidates.push_back(describe(deepest[i], gazetteer));
     }
   }
 
+  // Named by the address: by a current name, or by the former name its reading was
+  // explained by (江东区 names 鄞州区; 巢湖市 read as the county-level city does not name
+  // 合肥市, though the former prefecture of that name is partly in it).
+  auto named = [&](std::int32_t d) {
+    for (std::size_t r = 0; r < readings.size(); ++r) {
+      if (std::binary_search(readings[r].current.begin(), readings[r].current.end(), d)) return true;
+      if (former_of[r] < 0) continue;
+      const auto& successors = historical->division(former_of[r]).successors;
+      if (std::find(successors.begin(), successors.end(), d) != successors.end()) return true;
+    }
+    return false;
+  };
   for (std::size_t i = 0; i < shared.size(); ++i) {
     const Division& d = gazetteer.division(shared[i]);
-    // A municipality's city level is a placeholder (市辖区): people call it by the
-    // municipality's name, so naming the one names the other.
-    const bool stands_for_parent = d.placeholder && d.parent >= 0;
-    const std::int32_t named_as = stands_for_parent ? d.parent : shared[i];
-    const bool is_named = std::any_of(readings.begin(), readings.end(), [&](const auto& r) { return named(named_as, r); });
-    const std::string name = gazetteer.division(named_as).name;
-    AdminDivision out{name, d.code, !is_named};
+    const std::int32_t as = named_as(shared[i], gazetteer);
+    AdminDivision out{gazetteer.division(as).name, d.code, !(named(as) || named(shared[i]))};
     switch (d.level) {
       case AdminLevel::Prov: admin.prov = out; break;
       case AdminLevel::City: admin.city = out; break;
@@ -118,6 +209,23 @@ AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gaze
     }
   }
   if (!shared.empty()) admin.adcode = gazetteer.division(shared.back()).code;
+
+  std::vector<std::int32_t> noted;
+  for (const auto f : former_of) {
+    if (f >= 0 && std::find(noted.begin(), noted.end(), f) == noted.end()) noted.push_back(f);
+  }
+  std::stable_sort(noted.begin(), noted.end(), [&](std::int32_t a, std::int32_t b) {
+    return historical->division(a).level < historical->division(b).level;
+  });
+  for (const auto f : noted) {
+    const FormerDivision& former = historical->division(f);
+    HistoricalName h{admin_level_name(former.level), former.name, former.code, former.until_year, {}, {}};
+    for (const auto s : former.successors) {
+      h.now.push_back(gazetteer.division(named_as(s, gazetteer)).name);
+      h.now_codes.push_back(gazetteer.division(s).code);
+    }
+    admin.historical.push_back(std::move(h));
+  }
   return admin;
 }
 

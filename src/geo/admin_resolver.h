@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "geo/gazetteer.h"
+#include "geo/historical.h"
 #include "geoalign/parser.h"
 
 namespace geoalign::geo {
@@ -12,6 +13,15 @@ namespace geoalign::geo {
 // tagger found. Every division any of those names could refer to is a candidate; a
 // candidate scores one point per element naming it or one of its ancestors. The best
 // candidates win, a deeper one over its own ancestor; unrelated ties are ambiguous.
-AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gazetteer& gazetteer);
+//
+// With `historical`, an element may also name a former division (下城区, 江干区), and then
+// names its current successors (拱墅区; 上城区 or 钱塘区). A former name never counts where a
+// current division of the same name has the same parent, and between readings that explain
+// as many elements, those explaining more of them by current names win: a former name only
+// decides where no current reading explains the address as well. A tie among the successors
+// of one former division is not ambiguous: the chain stops above them, and
+// AdminChain::historical lists them.
+AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gazetteer& gazetteer,
+                         const HistoricalDivisions* historical = nullptr);
 
 }  // namespace geoalign::geo

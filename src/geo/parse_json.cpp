@@ -29,6 +29,15 @@ nlohmann::json parse_json(const ParsedAddress& p) {
   admin["inferred"] = inferred;
   admin["ambiguous"] = a.ambiguous;
   if (a.ambiguous) admin["candidates"] = a.candidates;
+  // Only where the address uses a former name: {"district": {"name": "江干区", "code": "330104",
+  // "until": 2021, "now": ["上城区", "钱塘区"], "now_codes": ["330102", "330114"]}}.
+  if (!a.historical.empty()) {
+    nlohmann::json historical = nlohmann::json::object();
+    for (const auto& h : a.historical) {
+      historical[h.level] = {{"name", h.name}, {"code", h.code}, {"until", h.until}, {"now", h.now}, {"now_codes", h.now_codes}};
+    }
+    admin["historical"] = historical;
+  }
   return {{"text", p.text}, {"elements", elements}, {"admin", admin}};
 }
 

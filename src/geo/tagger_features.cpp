@@ -77,10 +77,12 @@ struct GazetteerMatch {
   std::uint8_t kinds = 0;
 };
 
-std::vector<GazetteerMatch> find_matches(const std::u32string& chars, const Gazetteer& gazetteer) {
+std::vector<GazetteerMatch> find_matches(const std::u32string& chars, const Gazetteer& gazetteer,
+                                         const HistoricalDivisions* historical) {
   std::vector<GazetteerMatch> matches;
   for (std::size_t s = 0; s < chars.size(); ++s) {
     if (chars[s] == 0) continue;
+    const std::size_t first = matches.size();
     gazetteer.prefixes(std::u32string_view(chars).substr(s), [&](std::size_t length, std::span<const std::int32_t> d) {
       if (length < 2) return;
       GazetteerMatch m{s, s + length, d, 0};
@@ -90,6 +92,21 @@ std::vector<GazetteerMatch> find_matches(const std::u32string& chars, const Gaze
         m.kinds = static_cast<std::uint8_t>(m.kinds | (1u << (2 * static_cast<unsigned>(division.level) + full)));
       }
       matches.push_back(m);
+    });
+    if (!historical) continue;
+    // A former full name adds its level to a current match of the same span, or is a
+    // match of its own (with no current divisions), kept in order of length.
+    historical->full_name_prefixes(std::u32string_view(chars).substr(s), [&](std::size_t length, std::span<const std::int32_t> f) {
+      if (length < 2) return;
+      std::uint8_t kinds = 0;
+      for (const auto index : f) kinds = static_cast<std::uint8_t>(kinds | (1u << (2 * static_cast<unsigned>(historical->division(index).level) + 1)));
+      auto at = matches.begin() + static_cast<std::ptrdiff_t>(first);
+      while (at != matches.end() && at->end < s + length) ++at;
+      if (at != matches.end() && at->end == s + length) {
+        at->kinds = static_cast<std::uint8_t>(at->kinds | kinds);
+      } else {
+        matches.insert(at, GazetteerMatch{s, s + length, {}, kinds});
+      }
     });
   }
   return matches;
@@ -163,7 +180,8 @@ struct HashPrefixes {
 
 }  // namespace
 
-TokenFeatures extract_features(const std::vector<AddressToken>& tokens, const Gazetteer& gazetteer) {
+TokenFeatures extract_features(const std::vector<AddressToken>& tokens, const Gazetteer& gazetteer,
+                               const HistoricalDivisions* historical) {
   const std::size_t n = tokens.size();
   std::vector<std::string> keys(n);
   std::string classes(n, 'O');
@@ -184,7 +202,8 @@ TokenFeatures extract_features(const std::vector<AddressToken>& tokens, const Ga
     return std::string_view(classes).substr(static_cast<std::size_t>(i), 1);
   };
 
-  const auto matches = find_matches(chars, gazetteer);
+  if (historical && historical->empty()) historical = nullptr;
+  const auto matches = find_matches(chars, gazetteer, historical);
   const auto repeats = find_repeats(matches, chars, gazetteer);
 
   static const HashPrefixes prefixes;

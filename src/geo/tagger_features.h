@@ -7,6 +7,7 @@
 
 #include "geo/address_tokens.h"
 #include "geo/gazetteer.h"
+#include "geo/historical.h"
 
 namespace geoalign::geo {
 
@@ -30,6 +31,11 @@ struct TokenFeatures {
 // keywords (路, 号, 栋, ...) on each side, and gazetteer matches (level, position in the
 // match, full or short name, and whether the same division was already named earlier,
 // which is how the data marks a redundant repetition).
-TokenFeatures extract_features(const std::vector<AddressToken>& tokens, const Gazetteer& gazetteer);
+//
+// With `historical`, the full names of former divisions (江干区, 闸北区) match too, as a
+// current name of their level would: a text without one gets exactly the features it
+// had without `historical`, so the shipped tagger needs no retraining.
+TokenFeatures extract_features(const std::vector<AddressToken>& tokens, const Gazetteer& gazetteer,
+                               const HistoricalDivisions* historical = nullptr);
 
 }  // namespace geoalign::geo
