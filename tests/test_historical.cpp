@@ -1,5 +1,6 @@
 // Former divisions (historical.tsv): loading, malformed rows, how the admin completion
-// reads former names, what the tagger sees of them, and the JSON.
+// reads former names, what the tagger sees of them, the JSON, and the match head's
+// comparison of admin chains through them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +15,8 @@
 #include "geo/parse_json.h"
 #include "geo/tagger_features.h"
 #include "geoalign/parser.h"
+#include "match/pair_features.h"
+#include "match/term_weights.h"
 #include "support/cli_run.h"
 #include "support/json_schema.h"
 #include "serve/openapi.h"
@@ -340,6 +343,24 @@ TEST_F(ShippedHistorical, JsonNamesTheFormerDivisionOnItsLevel) {
   // It fits the server's published schema.
   const auto doc = nlohmann::json::parse(serve::openapi_document());
   EXPECT_EQ(schema_problems(doc["components"]["schemas"]["ParseResult"], j, doc), std::vector<std::string>{});
+}
+
+// Pair features compare the chains by current codes: a former and a current name of one
+// district agree, and nothing changes for addresses without former names.
+TEST_F(ShippedHistorical, PairFeaturesCompareCurrentCodes) {
+  const auto weights = match::TermWeights::load(source_dir() / "models/default" / match::TermWeights::kFileName);
+  const auto& names = match::pair_feature_names();
+  const auto district = static_cast<std::size_t>(std::find(names.begin(), names.end(), "admin_same_district") - names.begin());
+  auto same_district = [&](const char* a, const char* b) {
+    return match::pair_features(parser_->parse(a), parser_->parse(b), weights)[district];
+  };
+  EXPECT_EQ(same_district("杭州市下城区环城北路12号", "杭州市拱墅区环城北路12号"), 1.0f);
+  EXPECT_EQ(same_district("杭州市江干区景芳路12号", "杭州市上城区景芳路12号"), 1.0f);
+  EXPECT_EQ(same_district("杭州市江干区景芳路12号", "杭州市钱塘区景芳路12号"), 1.0f);
+  EXPECT_EQ(same_district("杭州市江干区景芳路12号", "杭州市江干区景芳路12号"), 1.0f);
+  EXPECT_EQ(same_district("杭州市江干区景芳路12号", "杭州市西湖区景芳路12号"), 0.0f);
+  EXPECT_EQ(same_district("杭州市下城区环城北路12号", "杭州市西湖区环城北路12号"), 0.0f);
+  EXPECT_EQ(same_district("杭州市西湖区文三路90号", "杭州市西湖区文三路90号"), 1.0f);
 }
 
 TEST(HistoricalFolder, AFolderWithoutTheTableLoadsAndABadTableIsNamed) {

@@ -174,9 +174,28 @@ void add_finest_element(const ParsedAddress& a, const ParsedAddress& b, std::vec
   out.push_back(static_cast<float>(lcs_length(ta, tb)) / static_cast<float>(std::max(ta.size(), tb.size())));
 }
 
-float admin_agreement(const std::optional<AdminDivision>& a, const std::optional<AdminDivision>& b) {
-  if (!a || !b) return -1.0f;
-  return a->code == b->code ? 1.0f : 0.0f;
+// The current codes an address's chain may have at a level: its division's, or where a
+// former name left the level open (江干区: 上城区 or 钱塘区), every successor's. A former
+// name with one successor (下城区) already stands as that successor (拱墅区) in the chain.
+std::vector<std::string_view> current_codes(const AdminChain& admin, const std::optional<AdminDivision>& division,
+                                            std::string_view level) {
+  if (division) return {division->code};
+  for (const auto& h : admin.historical) {
+    if (h.level == level) return {h.now_codes.begin(), h.now_codes.end()};
+  }
+  return {};
+}
+
+// 1 when the two chains name the same current division at a level (by a current or a
+// former name), 0 when they name different ones, -1 when either does not say.
+float admin_agreement(const AdminChain& a, const std::optional<AdminDivision>& da, const AdminChain& b,
+                      const std::optional<AdminDivision>& db, std::string_view level) {
+  const auto ca = current_codes(a, da, level), cb = current_codes(b, db, level);
+  if (ca.empty() || cb.empty()) return -1.0f;
+  for (const auto code : ca) {
+    if (std::find(cb.begin(), cb.end(), code) != cb.end()) return 1.0f;
+  }
+  return 0.0f;
 }
 
 std::vector<std::string> make_names() {
@@ -255,10 +274,10 @@ std::vector<float> pair_features(const ParsedAddress& a, const ParsedAddress& b,
   const float ga = granularity(a), gb = granularity(b);
   out.insert(out.end(), {static_cast<float>(fa.size()), static_cast<float>(fb.size()), static_cast<float>(ta.size()),
                          static_cast<float>(tb.size()), ga, gb, ga - gb});
-  out.push_back(admin_agreement(a.admin.prov, b.admin.prov));
-  out.push_back(admin_agreement(a.admin.city, b.admin.city));
-  out.push_back(admin_agreement(a.admin.district, b.admin.district));
-  out.push_back(admin_agreement(a.admin.town, b.admin.town));
+  out.push_back(admin_agreement(a.admin, a.admin.prov, b.admin, b.admin.prov, "prov"));
+  out.push_back(admin_agreement(a.admin, a.admin.city, b.admin, b.admin.city, "city"));
+  out.push_back(admin_agreement(a.admin, a.admin.district, b.admin, b.admin.district, "district"));
+  out.push_back(admin_agreement(a.admin, a.admin.town, b.admin, b.admin.town, "town"));
   add_number_measures(fa, fb, out);
   add_finest_element(a, b, out);
   add_group_measures(a, b, {"road", "subroad"}, out);
