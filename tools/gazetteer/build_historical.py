@@ -25,21 +25,33 @@ How the table is derived:
      already.
   2. until_year is the year of the first table after the last one that lists it (so a
      division abolished in the autumn can be dated a year late where the tables are a year
-     apart); `first_unlisted` and `last_listed` give both dates. Rows in the hand-checked
-     table below carry the year of the change instead.
-  3. Successors, first rule that applies (the `how` column):
-       same_code  the code is still in use under another name (襄樊市 -> 襄阳市, 4206).
-       stem       one current division in the same prefecture (or the prefecture that
-                  took the old one's place) has the same name stem: 萧山市 -> 萧山区,
-                  赣县 -> 赣县区, 那曲地区 -> 那曲市.
-       towns      for a division last listed in 2016 or later, where its towns and streets
-                  are now: every current county-level division holding at least a fifth of
-                  its towns (matched by name within the province; 江干区 -> 上城区, 钱塘区).
-       children   a prefecture: the current prefectures that hold its counties' successors
-                  (莱芜市 -> 济南市).
+     apart); `first_unlisted` and `last_listed` give both dates. Where the statistics
+     bureau's tables list a division after the Ministry's have dropped it, the Ministry's
+     dates count. Rows in the hand-checked table below (and those in YEARS) carry the year
+     of the change instead.
+  3. Successors, first rule that applies (the `how` column); the hand table comes first:
        hand       the hand-checked table HAND below (mostly district mergers before 2016,
-                  whose towns these tables do not have), checked against the code tables:
-                  every successor is a current division of the same province.
+                  whose towns these tables do not have); every successor is a current
+                  division of the same province.
+       same_code  the code is still in use under another name (襄樊市 -> 襄阳市, 4206),
+                  unless the division holding it had another code before (a reassigned
+                  code: 定安县's 469025 is 白沙黎族自治县's now).
+       stem       the one current division in the same prefecture (or the prefecture that
+                  took the old one's place) with the same name stem: 萧山市 -> 萧山区,
+                  赣县 -> 赣县区, 那曲地区 -> 那曲市 (prefectures: in the province).
+       counties   a prefecture: the current prefectures that hold its counties (or their
+                  successors) as of its last table (莱芜市 -> 济南市).
+       towns      for a division last listed by the statistics bureau (2016 or later),
+                  where its towns and streets are now: every current county-level division
+                  of the prefecture holding at least a fifth of the towns matched by name
+                  (without 街道/镇/乡/社区; 江干区 -> 上城区, 钱塘区).
+       town_name  the one current county in the prefecture with a town named after it
+                  (美溪区 -> 伊美区, which has 美溪镇).
+       stem_province  the one current county-level division of the province with the
+                  same stem (moved to another prefecture: 无为县 -> 无为市).
+     Prefectures and counties are resolved repeatedly until nothing changes, since a
+     county's prefecture may be known only from its siblings (思茅地区 -> 普洱市).
+     One name with the same successors under two codes keeps the later row only.
      Rows with no successor by any rule are reported (--report) and left out.
 
 Output columns: code, level (city/district), name, parent_code (the parent at the time: a
