@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "geoalign/error.h"
+#include "geo/table_lines.h"
 #include "text/utf8.h"
 
 namespace geoalign::geo {
@@ -98,17 +99,9 @@ Gazetteer Gazetteer::parse(std::istream& in, const std::string& source_name) {
   Gazetteer g;
   std::unordered_map<std::string, std::int32_t> index_of_code;
   std::vector<std::pair<std::size_t, std::string>> parent_codes;  // (line, code) per division
-  std::string line;
-  std::size_t line_number = 0;
   // Built only for an error message: a load reads some 45,000 lines.
-  auto at_line = [&](std::size_t number) { return source_name + ":" + std::to_string(number); };
-  while (std::getline(in, line)) {
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty() || line[0] == '#') continue;
-    if (const auto bad = text::find_invalid_utf8(line)) {
-      throw Error(at_line(line_number) + ": invalid UTF-8 at byte " + std::to_string(*bad + 1));
-    }
+  auto at_line = [&](std::size_t number) { return table_place(source_name, number); };
+  for_each_table_line(in, source_name, [&](std::string_view line, std::size_t line_number) {
     const auto tabs = static_cast<std::size_t>(std::count(line.begin(), line.end(), '\t'));
     if (tabs < 2 || tabs > 3) throw Error(at_line(line_number) + ": expected code<TAB>level<TAB>name<TAB>parent_code");
     std::array<std::string_view, 4> fields;  // parent_code stays empty without a fourth field
@@ -136,8 +129,7 @@ Gazetteer Gazetteer::parse(std::istream& in, const std::string& source_name) {
     d.placeholder = is_placeholder_name(name);
     parent_codes.emplace_back(line_number, fields[3]);
     g.divisions_.push_back(std::move(d));
-  }
-  if (in.bad()) throw Error(source_name + ": read error after line " + std::to_string(line_number));
+  });
   if (g.divisions_.empty()) throw Error(source_name + ": no divisions");
 
   for (std::size_t i = 0; i < g.divisions_.size(); ++i) {

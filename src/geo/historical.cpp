@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "geoalign/error.h"
+#include "geo/table_lines.h"
 #include "text/utf8.h"
 
 namespace geoalign::geo {
@@ -46,20 +47,12 @@ HistoricalDivisions HistoricalDivisions::parse(std::istream& in, const std::stri
   for (std::size_t i = 0; i < current.divisions().size(); ++i) {
     current_index.emplace(current.divisions()[i].code, static_cast<std::int32_t>(i));
   }
-  auto at_line = [&](std::size_t number) { return source_name + ":" + std::to_string(number); };
+  auto at_line = [&](std::size_t number) { return table_place(source_name, number); };
 
   HistoricalDivisions h;
   std::vector<std::size_t> lines;  // the line of each row, for the parent check
   std::unordered_map<std::string, std::vector<std::int32_t>> rows_of_code;
-  std::string line;
-  std::size_t line_number = 0;
-  while (std::getline(in, line)) {
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty() || line[0] == '#') continue;
-    if (const auto bad = text::find_invalid_utf8(line)) {
-      throw Error(at_line(line_number) + ": invalid UTF-8 at byte " + std::to_string(*bad + 1));
-    }
+  for_each_table_line(in, source_name, [&](std::string_view line, std::size_t line_number) {
     const auto fields = split(line, '\t');
     if (fields.size() < kColumns) {
       throw Error(at_line(line_number) + ": expected code<TAB>level<TAB>name<TAB>parent_code<TAB>until_year<TAB>successor_codes");
@@ -96,8 +89,7 @@ HistoricalDivisions HistoricalDivisions::parse(std::istream& in, const std::stri
     same_code.push_back(static_cast<std::int32_t>(h.divisions_.size()));
     lines.push_back(line_number);
     h.divisions_.push_back(std::move(d));
-  }
-  if (in.bad()) throw Error(source_name + ": read error after line " + std::to_string(line_number));
+  });
 
   // Parents: a current division one level up, or a former one (巢湖市, the prefecture
   // abolished in 2011, for its 居巢区).
