@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <set>
+#include <span>
 #include <string_view>
 
 #include "match/element_coverage.h"
@@ -177,11 +178,12 @@ void add_finest_element(const ParsedAddress& a, const ParsedAddress& b, std::vec
 // The current codes an address's chain may have at a level: its division's, or where a
 // former name left the level open (江干区: 上城区 or 钱塘区), every successor's. A former
 // name with one successor (下城区) already stands as that successor (拱墅区) in the chain.
-std::vector<std::string_view> current_codes(const AdminChain& admin, const std::optional<AdminDivision>& division,
-                                            std::string_view level) {
-  if (division) return {division->code};
+// Per pair and level on the scoring path: views, no copies.
+std::span<const std::string> current_codes(const AdminChain& admin, const std::optional<AdminDivision>& division,
+                                           std::string_view level) {
+  if (division) return {&division->code, 1};
   for (const auto& h : admin.historical) {
-    if (h.level == level) return {h.now_codes.begin(), h.now_codes.end()};
+    if (h.level == level) return h.now_codes;
   }
   return {};
 }
@@ -192,7 +194,7 @@ float admin_agreement(const AdminChain& a, const std::optional<AdminDivision>& d
                       const std::optional<AdminDivision>& db, std::string_view level) {
   const auto ca = current_codes(a, da, level), cb = current_codes(b, db, level);
   if (ca.empty() || cb.empty()) return -1.0f;
-  for (const auto code : ca) {
+  for (const auto& code : ca) {
     if (std::find(cb.begin(), cb.end(), code) != cb.end()) return 1.0f;
   }
   return 0.0f;
