@@ -31,10 +31,16 @@ void check_exhaustively(const index::AddressModel& model, std::span<const index:
     if (progress.done) progress.done(done);
     all.clear();
   };
-  for (std::uint32_t a = 0; a < n; ++a) {
-    for (std::uint32_t b = a + 1; b < n; ++b) {
-      all.emplace_back(a, b);
-      if (all.size() == (1u << 20)) count_links();
+  // Tile by tile, so that the scorer's chunks of pairs name few addresses, each of which
+  // it works out once per chunk (index::AddressModel::score).
+  constexpr std::uint32_t kTile = 64;
+  const auto count = static_cast<std::uint32_t>(n);
+  for (std::uint32_t ta = 0; ta < count; ta += kTile) {
+    for (std::uint32_t tb = ta; tb < count; tb += kTile) {
+      for (std::uint32_t a = ta; a < std::min(ta + kTile, count); ++a) {
+        for (std::uint32_t b = std::max(tb, a + 1); b < std::min(tb + kTile, count); ++b) all.emplace_back(a, b);
+      }
+      if (all.size() >= (1u << 20)) count_links();
     }
   }
   count_links();

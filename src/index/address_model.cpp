@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <optional>
+#include <unordered_map>
 
 #include "backend/cpu/parallel.h"
 #include "backend/threads.h"
@@ -101,9 +102,19 @@ std::vector<MatchResult> AddressModel::score(std::span<const std::pair<const Add
   results.reserve(pairs.size());
   if (rerank_) {
     const std::size_t labels = scorer_.labels().size();
+    // Each address once, however many of the pairs it is in: a deduplication's pairs come
+    // sorted by their first address, which meets a few dozen others.
+    std::unordered_map<const Address*, std::size_t> slot;
+    std::vector<match::ComparedAddress> compared;
+    auto compared_of = [&](const Address* address) -> const match::ComparedAddress& {
+      const auto [it, added] = slot.try_emplace(address, compared.size());
+      if (added) compared.push_back(comparer_->compared(address->parsed));
+      return compared[it->second];
+    };
+    for (const auto& [a, b] : pairs) compared_of(a), compared_of(b);
     std::vector<std::vector<float>> features;
     features.reserve(pairs.size());
-    for (const auto& [a, b] : pairs) features.push_back(comparer_->features(a->parsed, b->parsed));
+    for (const auto& [a, b] : pairs) features.push_back(comparer_->features(compared_of(a), compared_of(b)));
     const std::vector<std::span<const float>> rows(features.begin(), features.end());
     std::vector<float> probabilities(pairs.size() * labels);
     rerank_->probabilities(rows, {}, probabilities);

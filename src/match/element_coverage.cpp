@@ -15,26 +15,11 @@ constexpr std::array<std::string_view, 12> kInnerTags = {"devzone", "community",
                                                          "roadno",  "subroadno", "poi",     "subpoi",
                                                          "houseno", "cellno",    "floorno", "roomno"};
 
-struct InnerElement {
-  long rank;
-  std::u32string text;
-};
-
 // Views the unified text the caller owns for the whole pair.
 struct Side {
-  std::vector<InnerElement> elements;
+  std::span<const InnerElement> elements;
   std::u32string_view text;
 };
-
-Side inner_side(const ParsedAddress& p, std::u32string_view unified_text) {
-  Side side{{}, unified_text};
-  for (const auto& e : p.elements) {
-    const auto it = std::find(kInnerTags.begin(), kInnerTags.end(), e.tag);
-    if (it == kInnerTags.end()) continue;
-    side.elements.push_back({it - kInnerTags.begin(), unify_building_words(folded(e.text))});
-  }
-  return side;
-}
 
 void add_found_in(const Side& x, const Side& y, std::vector<float>& out) {
   if (x.elements.empty()) {
@@ -81,9 +66,18 @@ void add_finest_found_in(const Side& x, const Side& y, std::vector<float>& out) 
 
 }  // namespace
 
-void add_element_coverage(const ParsedAddress& a, const ParsedAddress& b, std::u32string_view unified_a,
-                          std::u32string_view unified_b, std::vector<float>& out) {
-  const Side sa = inner_side(a, unified_a), sb = inner_side(b, unified_b);
+std::vector<InnerElement> inner_elements(const ParsedAddress& p, std::span<const std::u32string> folded_elements) {
+  std::vector<InnerElement> out;
+  for (std::size_t i = 0; i < p.elements.size(); ++i) {
+    const auto it = std::find(kInnerTags.begin(), kInnerTags.end(), p.elements[i].tag);
+    if (it != kInnerTags.end()) out.push_back({it - kInnerTags.begin(), unify_building_words(folded_elements[i])});
+  }
+  return out;
+}
+
+void add_element_coverage(std::span<const InnerElement> a, std::u32string_view unified_a,
+                          std::span<const InnerElement> b, std::u32string_view unified_b, std::vector<float>& out) {
+  const Side sa{a, unified_a}, sb{b, unified_b};
   add_found_in(sa, sb, out);
   add_found_in(sb, sa, out);
   add_finest_found_in(sb, sa, out);

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -19,7 +21,13 @@ namespace geoalign::match {
 // best LCS ratio against the other's elements. Then, for b's finest element and a's: its
 // rank and whether the other's text contains it. -1 where there is nothing to compare.
 // unified_a and unified_b are the whole texts, folded with building words unified.
-void add_element_coverage(const ParsedAddress& a, const ParsedAddress& b, std::u32string_view unified_a,
-                          std::u32string_view unified_b, std::vector<float>& out);
+struct InnerElement {
+  long rank;            // 0 = devzone .. 11 = room
+  std::u32string text;  // folded, building words unified
+};
+// p's elements below the admin levels; folded_elements[i] is p.elements[i] folded.
+std::vector<InnerElement> inner_elements(const ParsedAddress& p, std::span<const std::u32string> folded_elements);
+void add_element_coverage(std::span<const InnerElement> a, std::u32string_view unified_a,
+                          std::span<const InnerElement> b, std::u32string_view unified_b, std::vector<float>& out);
 
 }  // namespace geoalign::match

@@ -22,4 +22,10 @@ std::vector<float> PairComparer::features(const ParsedAddress& a, const ParsedAd
   return pair_features(a, b, weights_);
 }
 
+ComparedAddress PairComparer::compared(const ParsedAddress& parsed) const { return compared_address(parsed, weights_); }
+
+std::vector<float> PairComparer::features(const ComparedAddress& a, const ComparedAddress& b) const {
+  return pair_features(a, b);
+}
+
 }  // namespace geoalign::match

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "geoalign/parser.h"
+#include "match/compared_address.h"
 #include "match/term_weights.h"
 
 namespace geoalign::match {
@@ -26,6 +27,11 @@ class PairComparer {
   // features(parse(a), parse(b)) == features(a, b).
   ParsedAddress parse(std::string_view address) const;
   std::vector<float> features(const ParsedAddress& a, const ParsedAddress& b) const;
+  // A third step for one address compared with many: work out what the features read of
+  // it once. features(compared(a), compared(b)) == features(a, b); `parsed` must outlive
+  // its compared form.
+  ComparedAddress compared(const ParsedAddress& parsed) const;
+  std::vector<float> features(const ComparedAddress& a, const ComparedAddress& b) const;
   // parse() from the elements a parse() of this address found before (an index stores them).
   ParsedAddress complete(std::string_view address, std::vector<AddressElement> elements) const;
 

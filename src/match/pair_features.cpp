@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <array>
-#include <set>
+#include <iterator>
 #include <span>
 #include <string_view>
 
@@ -15,31 +15,34 @@ namespace geoalign::match {
 
 namespace {
 
-// Compared element by element, finest last. The order also ranks granularity.
-constexpr std::array<const char*, 18> kComparedTags = {
-    "prov", "city",   "district", "devzone",   "town", "community", "road",   "subroad", "roadno",
-    "subroadno", "poi", "subpoi", "houseno",  "cellno", "floorno",  "roomno", "person",  "assist"};
-// The first 16 (prov .. roomno) name a place at some granularity; person and assist do not.
-constexpr std::size_t kPlaceTags = 16;
-constexpr std::array<const char*, 6> kAdminTags = {"country", "prov", "city", "district", "town", "redundant"};
-
-template <typename Set>
-float jaccard(const Set& a, const Set& b) {
-  if (a.empty() && b.empty()) return -1.0f;
+// Distinct-gram Jaccard of two weighted gram lists (their runs are the distinct grams).
+float jaccard(const WeightedGrams& a, const WeightedGrams& b) {
+  if (a.runs.empty() && b.runs.empty()) return -1.0f;
   std::size_t common = 0;
-  for (const auto& x : a) common += b.count(x);
-  return static_cast<float>(common) / static_cast<float>(a.size() + b.size() - common);
+  auto i = a.runs.begin(), j = b.runs.begin();
+  while (i != a.runs.end() && j != b.runs.end()) {
+    if (i->key < j->key) {
+      ++i;
+    } else if (j->key < i->key) {
+      ++j;
+    } else {
+      ++common, ++i, ++j;
+    }
+  }
+  return static_cast<float>(common) / static_cast<float>(a.runs.size() + b.runs.size() - common);
 }
 
-std::set<std::u32string> ngrams(const std::u32string& s, std::size_t n) {
-  std::set<std::u32string> out;
-  for (std::size_t i = 0; i + n <= s.size(); ++i) out.insert(s.substr(i, n));
-  return out;
+float jaccard(const std::vector<std::u32string>& a, const std::vector<std::u32string>& b) {
+  if (a.empty() && b.empty()) return -1.0f;
+  std::vector<std::u32string> common;
+  std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(common));
+  return static_cast<float>(common.size()) / static_cast<float>(a.size() + b.size() - common.size());
 }
 
 // LCS over the longer, LCS over the shorter, char and bigram Jaccard, containment, the
 // longest common substring and it over the shorter.
-void add_string_measures(const std::u32string& a, const std::u32string& b, std::vector<float>& out) {
+void add_string_measures(const std::u32string& a, const WeightedText& wa, const std::u32string& b,
+                         const WeightedText& wb, std::vector<float>& out) {
   if (a.empty() || b.empty()) {
     out.insert(out.end(), {-1.0f, -1.0f, -1.0f, -1.0f, -1.0f, -1.0f, -1.0f});
     return;
@@ -47,8 +50,8 @@ void add_string_measures(const std::u32string& a, const std::u32string& b, std::
   const auto lcs = static_cast<float>(lcs_length(a, b));
   out.push_back(lcs / static_cast<float>(std::max(a.size(), b.size())));
   out.push_back(lcs / static_cast<float>(std::min(a.size(), b.size())));
-  out.push_back(jaccard(ngrams(a, 1), ngrams(b, 1)));
-  out.push_back(jaccard(ngrams(a, 2), ngrams(b, 2)));
+  out.push_back(jaccard(wa.grams[0], wb.grams[0]));
+  out.push_back(jaccard(wa.grams[1], wb.grams[1]));
   out.push_back(contains(a, b) ? 1.0f : 0.0f);
   const auto common = static_cast<float>(longest_shared_run(a, b).length);
   out.push_back(common);
@@ -58,16 +61,8 @@ void add_string_measures(const std::u32string& a, const std::u32string& b, std::
 // Elements of a group compared pairwise, since an address may name two roads (at a
 // crossing) or a POI and a shop inside it: is any pair equal, and the longest substring
 // any pair shares.
-void add_group_measures(const ParsedAddress& a, const ParsedAddress& b, std::initializer_list<std::string_view> tags,
+void add_group_measures(const std::vector<std::u32string>& ta, const std::vector<std::u32string>& tb,
                         std::vector<float>& out) {
-  auto texts = [&](const ParsedAddress& p) {
-    std::vector<std::u32string> t;
-    for (const auto& e : p.elements) {
-      if (std::find(tags.begin(), tags.end(), e.tag) != tags.end()) t.push_back(folded(e.text));
-    }
-    return t;
-  };
-  const auto ta = texts(a), tb = texts(b);
   if (ta.empty() || tb.empty()) {
     out.insert(out.end(), {-1.0f, -1.0f, -1.0f});
     return;
@@ -86,63 +81,8 @@ void add_group_measures(const ParsedAddress& a, const ParsedAddress& b, std::ini
   out.insert(out.end(), {any_equal ? 1.0f : 0.0f, static_cast<float>(longest), longest_share});
 }
 
-std::u32string element_text(const ParsedAddress& p, std::string_view tag) {
-  std::u32string out;
-  for (const auto& e : p.elements) {
-    if (e.tag == tag) out += folded(e.text);
-  }
-  return out;
-}
-
-std::u32string digits_of(const std::u32string& s) {
-  std::u32string out;
-  for (const char32_t c : s) {
-    if (c >= U'0' && c <= U'9') out += c;
-    else if (!out.empty() && out.back() != U'.') out += U'.';
-  }
-  if (!out.empty() && out.back() == U'.') out.pop_back();  // 12号 and 12 name one number
-  return out;
-}
-
-// The address without its administrative prefix: what names the place inside the district.
-std::u32string tail_text(const ParsedAddress& p) {
-  std::u32string out;
-  for (const auto& e : p.elements) {
-    if (std::find(kAdminTags.begin(), kAdminTags.end(), e.tag) == kAdminTags.end()) out += folded(e.text);
-  }
-  return out;
-}
-
-// Index of a place tag in kComparedTags (finer is larger), or -1.
-long place_rank(const std::string& tag) {
-  const auto end = kComparedTags.begin() + kPlaceTags;
-  const auto it = std::find(kComparedTags.begin(), end, tag);
-  return it == end ? -1 : it - kComparedTags.begin();
-}
-
-float granularity(const ParsedAddress& p) {
-  long finest = -1;
-  for (const auto& e : p.elements) finest = std::max(finest, place_rank(e.tag));
-  return static_cast<float>(finest + 1);
-}
-
-// Every digit run in the text, as a set: house, building and room numbers together.
-std::set<std::u32string> numbers_in(const std::u32string& s) {
-  std::set<std::u32string> out;
-  std::u32string run;
-  for (const char32_t c : s + U' ') {
-    if (c >= U'0' && c <= U'9') {
-      run += c;
-    } else if (!run.empty()) {
-      out.insert(run);
-      run.clear();
-    }
-  }
-  return out;
-}
-
-void add_number_measures(const std::u32string& a, const std::u32string& b, std::vector<float>& out) {
-  const auto na = numbers_in(a), nb = numbers_in(b);
+void add_number_measures(const ComparedAddress& a, const ComparedAddress& b, std::vector<float>& out) {
+  const auto &na = a.numbers, &nb = b.numbers;
   auto subset = [](const auto& x, const auto& y) { return std::includes(y.begin(), y.end(), x.begin(), x.end()); };
   out.push_back(static_cast<float>(na.size()));
   out.push_back(static_cast<float>(nb.size()));
@@ -151,26 +91,13 @@ void add_number_measures(const std::u32string& a, const std::u32string& b, std::
 }
 
 // The finest element of each address (by kComparedTags order), compared.
-void add_finest_element(const ParsedAddress& a, const ParsedAddress& b, std::vector<float>& out) {
-  auto finest = [](const ParsedAddress& p) -> const AddressElement* {
-    const AddressElement* best = nullptr;
-    long best_rank = -1;
-    for (const auto& e : p.elements) {
-      const long rank = place_rank(e.tag);
-      if (rank >= 0 && rank >= best_rank) {
-        best_rank = rank;
-        best = &e;
-      }
-    }
-    return best;
-  };
-  const AddressElement *ea = finest(a), *eb = finest(b);
-  if (!ea || !eb) {
+void add_finest_element(const ComparedAddress& a, const ComparedAddress& b, std::vector<float>& out) {
+  if (a.finest_rank < 0 || b.finest_rank < 0) {
     out.insert(out.end(), {-1.0f, -1.0f, -1.0f});
     return;
   }
-  const std::u32string ta = folded(ea->text), tb = folded(eb->text);
-  out.push_back(ea->tag == eb->tag ? 1.0f : 0.0f);
+  const std::u32string &ta = a.finest_text, &tb = b.finest_text;
+  out.push_back(a.finest_rank == b.finest_rank ? 1.0f : 0.0f);  // a rank is one tag
   out.push_back(ta == tb ? 1.0f : 0.0f);
   out.push_back(static_cast<float>(lcs_length(ta, tb)) / static_cast<float>(std::max(ta.size(), tb.size())));
 }
@@ -266,26 +193,26 @@ std::string_view compared_prefix(std::string_view utf8) {
   return utf8;
 }
 
-std::vector<float> pair_features(const ParsedAddress& a, const ParsedAddress& b, const TermWeights& weights) {
+std::vector<float> pair_features(const ComparedAddress& a, const ComparedAddress& b) {
   std::vector<float> out;
   out.reserve(pair_feature_names().size());
-  const std::u32string fa = folded(a.text), fb = folded(b.text);
-  const std::u32string ta = tail_text(a), tb = tail_text(b);
-  add_string_measures(fa, fb, out);
-  add_string_measures(ta, tb, out);
-  const float ga = granularity(a), gb = granularity(b);
+  const std::u32string &fa = a.all, &fb = b.all, &ta = a.tail, &tb = b.tail;
+  add_string_measures(fa, a.all_weighted, fb, b.all_weighted, out);
+  add_string_measures(ta, a.tail_weighted, tb, b.tail_weighted, out);
+  const float ga = a.granularity, gb = b.granularity;
   out.insert(out.end(), {static_cast<float>(fa.size()), static_cast<float>(fb.size()), static_cast<float>(ta.size()),
                          static_cast<float>(tb.size()), ga, gb, ga - gb});
-  out.push_back(admin_agreement(a.admin, a.admin.prov, b.admin, b.admin.prov, "prov"));
-  out.push_back(admin_agreement(a.admin, a.admin.city, b.admin, b.admin.city, "city"));
-  out.push_back(admin_agreement(a.admin, a.admin.district, b.admin, b.admin.district, "district"));
-  out.push_back(admin_agreement(a.admin, a.admin.town, b.admin, b.admin.town, "town"));
-  add_number_measures(fa, fb, out);
+  const AdminChain &ca = *a.admin, &cb = *b.admin;
+  out.push_back(admin_agreement(ca, ca.prov, cb, cb.prov, "prov"));
+  out.push_back(admin_agreement(ca, ca.city, cb, cb.city, "city"));
+  out.push_back(admin_agreement(ca, ca.district, cb, cb.district, "district"));
+  out.push_back(admin_agreement(ca, ca.town, cb, cb.town, "town"));
+  add_number_measures(a, b, out);
   add_finest_element(a, b, out);
-  add_group_measures(a, b, {"road", "subroad"}, out);
-  add_group_measures(a, b, {"poi", "subpoi", "community", "devzone", "person"}, out);
-  for (const char* tag : kComparedTags) {
-    const std::u32string ea = element_text(a, tag), eb = element_text(b, tag);
+  add_group_measures(a.roads, b.roads, out);
+  add_group_measures(a.places, b.places, out);
+  for (std::size_t t = 0; t < kComparedTags.size(); ++t) {
+    const std::u32string &ea = a.tag_text[t], &eb = b.tag_text[t];
     const bool both = !ea.empty() && !eb.empty();
     out.push_back(ea.empty() ? 0.0f : 1.0f);
     out.push_back(eb.empty() ? 0.0f : 1.0f);
@@ -293,16 +220,19 @@ std::vector<float> pair_features(const ParsedAddress& a, const ParsedAddress& b,
     out.push_back(both ? static_cast<float>(lcs_length(ea, eb)) / static_cast<float>(std::max(ea.size(), eb.size()))
                        : -1.0f);
     out.push_back(both ? (contains(ea, eb) ? 1.0f : 0.0f) : -1.0f);
-    const std::u32string da = digits_of(ea), db = digits_of(eb);
+    const std::u32string &da = a.tag_digits[t], &db = b.tag_digits[t];
     out.push_back(both && !da.empty() && !db.empty() ? (da == db ? 1.0f : 0.0f) : -1.0f);
   }
-  const std::u32string ua = unify_building_words(fa), ub = unify_building_words(fb);
-  add_element_coverage(a, b, ua, ub, out);
-  add_weighted_cosines(fa, fb, weights, out);
-  add_weighted_cosines(ta, tb, weights, out);
-  add_weighted_coverage(fa, fb, weights, out);
-  add_remainder_measures(fa, fb, ua, ub, out);
+  add_element_coverage(a.inner, a.unified, b.inner, b.unified, out);
+  add_weighted_cosines(a.all_weighted, b.all_weighted, out);
+  add_weighted_cosines(a.tail_weighted, b.tail_weighted, out);
+  add_weighted_coverage(fa, a.all_weighted, fb, b.all_weighted, out);
+  add_remainder_measures(fa, fb, a.unified, b.unified, out);
   return out;
+}
+
+std::vector<float> pair_features(const ParsedAddress& a, const ParsedAddress& b, const TermWeights& weights) {
+  return pair_features(compared_address(a, weights), compared_address(b, weights));
 }
 
 }  // namespace geoalign::match

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "geoalign/parser.h"
+#include "match/compared_address.h"
 #include "match/term_weights.h"
 
 namespace geoalign::match {
@@ -26,5 +27,7 @@ constexpr std::size_t kMaxComparedChars = 256;
 std::string_view compared_prefix(std::string_view utf8);
 
 std::vector<float> pair_features(const ParsedAddress& a, const ParsedAddress& b, const TermWeights& weights);
+// The same for addresses worked out beforehand: equal to the above for their parses.
+std::vector<float> pair_features(const ComparedAddress& a, const ComparedAddress& b);
 
 }  // namespace geoalign::match

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "geo/address_tokens.h"
+#include "match/scratch.h"
 #include "text/utf8.h"
 
 namespace geoalign::match {
@@ -65,7 +66,8 @@ std::u32string folded(std::string_view utf8) {
 }
 
 std::size_t lcs_length(std::u32string_view a, std::u32string_view b) {
-  std::vector<std::size_t> row(b.size() + 1, 0);
+  const std::span<std::size_t> row = scratch_sizes(b.size() + 1);
+  std::fill(row.begin(), row.end(), 0);
   for (const char32_t ca : a) {
     std::size_t diagonal = 0;
     for (std::size_t j = 1; j <= b.size(); ++j) {
@@ -78,7 +80,8 @@ std::size_t lcs_length(std::u32string_view a, std::u32string_view b) {
 }
 
 SharedRun longest_shared_run(std::u32string_view a, std::u32string_view b) {
-  std::vector<std::size_t> row(b.size() + 1, 0);
+  const std::span<std::size_t> row = scratch_sizes(b.size() + 1);
+  std::fill(row.begin(), row.end(), 0);
   SharedRun best;
   for (std::size_t i = 0; i < a.size(); ++i) {
     for (std::size_t j = b.size(); j >= 1; --j) {

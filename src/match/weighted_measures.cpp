@@ -2,77 +2,87 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdint>
+
+#include "match/scratch.h"
 
 namespace geoalign::match {
 
 namespace {
 
-// Gram keys of s, sorted, repeats kept (a count is a run).
-std::vector<std::uint64_t> sorted_grams(std::u32string_view s, std::size_t n) {
+WeightedGrams weighted_grams(std::u32string_view s, std::size_t n, const TermWeights& weights) {
+  WeightedGrams out;
+  if (s.size() < n) return out;
   std::vector<std::uint64_t> keys;
-  if (s.size() < n) return keys;
   keys.reserve(s.size() + 1 - n);
   for (std::size_t i = 0; i + n <= s.size(); ++i) {
     keys.push_back(n == 1 ? TermWeights::key(s[i]) : TermWeights::key(s[i], s[i + 1]));
   }
   std::sort(keys.begin(), keys.end());
-  return keys;
+  for (std::size_t i = 0; i < keys.size();) {
+    std::size_t j = i;
+    while (j < keys.size() && keys[j] == keys[i]) ++j;
+    out.runs.push_back({keys[i], weights.lookup(keys[i]), static_cast<float>(j - i)});
+    i = j;
+  }
+  // The same expressions, in the same order, as a walk over both strings' grams would
+  // sum them: the features stay bit for bit what the head was trained on.
+  for (const auto& r : out.runs) {
+    const double w = static_cast<double>(r.idf) * r.idf;
+    out.squared_norm += w * r.count * r.count;
+    out.mass += static_cast<double>(r.idf) * r.count;
+  }
+  return out;
 }
 
-// Walks both sorted lists run by run: f(idf, count in x, count in y) once per distinct gram.
+// Calls f(run in x, run in y) for each gram both lists hold, in key order.
 template <typename F>
-void for_each_gram(const std::vector<std::uint64_t>& x, const std::vector<std::uint64_t>& y, const TermWeights& weights,
-                   F&& f) {
-  std::size_t i = 0, j = 0;
-  while (i < x.size() || j < y.size()) {
-    const std::uint64_t k = j == y.size() || (i < x.size() && x[i] < y[j]) ? x[i] : y[j];
-    std::size_t cx = 0, cy = 0;
-    while (i < x.size() && x[i] == k) ++i, ++cx;
-    while (j < y.size() && y[j] == k) ++j, ++cy;
-    f(weights.lookup(k), static_cast<float>(cx), static_cast<float>(cy));
+void for_each_shared_gram(const WeightedGrams& x, const WeightedGrams& y, F&& f) {
+  auto i = x.runs.begin(), j = y.runs.begin();
+  while (i != x.runs.end() && j != y.runs.end()) {
+    if (i->key < j->key) {
+      ++i;
+    } else if (j->key < i->key) {
+      ++j;
+    } else {
+      f(*i, *j);
+      ++i, ++j;
+    }
   }
 }
 
-float cosine(const std::vector<std::uint64_t>& x, const std::vector<std::uint64_t>& y, const TermWeights& weights) {
-  if (x.empty() || y.empty()) return -1.0f;
-  double dot = 0, xx = 0, yy = 0;
-  for_each_gram(x, y, weights, [&](float idf, float cx, float cy) {
-    const double w = static_cast<double>(idf) * idf;
-    dot += w * cx * cy;
-    xx += w * cx * cx;
-    yy += w * cy * cy;
+float cosine(const WeightedGrams& x, const WeightedGrams& y) {
+  if (x.runs.empty() || y.runs.empty()) return -1.0f;
+  double dot = 0;
+  for_each_shared_gram(x, y, [&](const WeightedGrams::Run& rx, const WeightedGrams::Run& ry) {
+    const double w = static_cast<double>(rx.idf) * rx.idf;
+    dot += w * rx.count * ry.count;
   });
+  const double xx = x.squared_norm, yy = y.squared_norm;
   return xx > 0 && yy > 0 ? static_cast<float>(dot / std::sqrt(xx * yy)) : 0.0f;
 }
 
 // x's idf mass found in y (every occurrence counts) as a share, and the mass missing.
-void add_share(const std::vector<std::uint64_t>& x, const std::vector<std::uint64_t>& y, const TermWeights& weights,
-               std::vector<float>& out) {
-  if (x.empty()) {
+void add_share(const WeightedGrams& x, const WeightedGrams& y, std::vector<float>& out) {
+  if (x.runs.empty()) {
     out.insert(out.end(), {-1.0f, -1.0f});
     return;
   }
-  double total = 0, found = 0;
-  for_each_gram(x, y, weights, [&](float idf, float cx, float cy) {
-    total += static_cast<double>(idf) * cx;
-    if (cy > 0) found += static_cast<double>(idf) * cx;
+  double found = 0;
+  for_each_shared_gram(x, y, [&](const WeightedGrams::Run& rx, const WeightedGrams::Run&) {
+    found += static_cast<double>(rx.idf) * rx.count;
   });
+  const double total = x.mass;
   out.push_back(total > 0 ? static_cast<float>(found / total) : 0.0f);
   out.push_back(static_cast<float>(total - found));
 }
 
-double idf_mass(std::u32string_view s, const TermWeights& weights) {
-  double total = 0;
-  for (const char32_t c : s) total += weights.idf(c);
-  return total;
-}
-
 // The common subsequence of greatest idf mass.
-double weighted_lcs(std::u32string_view a, std::u32string_view b, const TermWeights& weights) {
-  std::vector<double> row(b.size() + 1, 0.0);
-  for (const char32_t ca : a) {
-    const double w = weights.idf(ca);
+double weighted_lcs(std::u32string_view a, std::span<const double> a_idf, std::u32string_view b) {
+  std::span<double> row = scratch_doubles(b.size() + 1);
+  std::fill(row.begin(), row.end(), 0.0);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const char32_t ca = a[i];
+    const double w = a_idf[i];
     double diagonal = 0;
     for (std::size_t j = 1; j <= b.size(); ++j) {
       const double above = row[j];
@@ -85,23 +95,40 @@ double weighted_lcs(std::u32string_view a, std::u32string_view b, const TermWeig
 
 }  // namespace
 
+WeightedText weighted_text(std::u32string_view s, const TermWeights& weights) {
+  WeightedText out;
+  out.grams[0] = weighted_grams(s, 1, weights);
+  out.grams[1] = weighted_grams(s, 2, weights);
+  out.char_idf.reserve(s.size());
+  for (const char32_t c : s) {
+    out.char_idf.push_back(weights.idf(c));
+    out.char_mass += out.char_idf.back();
+  }
+  return out;
+}
+
+void add_weighted_cosines(const WeightedText& a, const WeightedText& b, std::vector<float>& out) {
+  for (const std::size_t n : {0, 1}) out.push_back(cosine(a.grams[n], b.grams[n]));
+}
+
+void add_weighted_coverage(std::u32string_view a, const WeightedText& wa, std::u32string_view b,
+                           const WeightedText& wb, std::vector<float>& out) {
+  for (const std::size_t n : {0, 1}) {
+    add_share(wa.grams[n], wb.grams[n], out);
+    add_share(wb.grams[n], wa.grams[n], out);
+  }
+  const double lcs = weighted_lcs(a, wa.char_idf, b);
+  for (const double mass : {wa.char_mass, wb.char_mass}) out.push_back(mass > 0 ? static_cast<float>(lcs / mass) : -1.0f);
+}
+
 void add_weighted_cosines(std::u32string_view a, std::u32string_view b, const TermWeights& weights,
                           std::vector<float>& out) {
-  for (const std::size_t n : {1, 2}) out.push_back(cosine(sorted_grams(a, n), sorted_grams(b, n), weights));
+  add_weighted_cosines(weighted_text(a, weights), weighted_text(b, weights), out);
 }
 
 void add_weighted_coverage(std::u32string_view a, std::u32string_view b, const TermWeights& weights,
                            std::vector<float>& out) {
-  for (const std::size_t n : {1, 2}) {
-    const auto ga = sorted_grams(a, n), gb = sorted_grams(b, n);
-    add_share(ga, gb, weights, out);
-    add_share(gb, ga, weights, out);
-  }
-  const double lcs = weighted_lcs(a, b, weights);
-  for (const auto s : {a, b}) {
-    const double mass = idf_mass(s, weights);
-    out.push_back(mass > 0 ? static_cast<float>(lcs / mass) : -1.0f);
-  }
+  add_weighted_coverage(a, weighted_text(a, weights), b, weighted_text(b, weights), out);
 }
 
 }  // namespace geoalign::match
