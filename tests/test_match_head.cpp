@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "geoalign/matcher.h"
+#include "backend/cpu/isa.h"
 #include "geoalign/parser.h"
 #include "match/gbdt.h"
 #include "match/head_explanation.h"
@@ -124,6 +125,55 @@ TEST(GradientBoostedTrees, BatchedWalkEqualsAPlainWalk) {
       }
     }
   }
+}
+
+// Rows without missing values go through the threshold scan (match/threshold_scan.h)
+// where the CPU has AVX2, in blocks of 8 or 16 rows: on every instruction set, for any
+// number of rows, with values on the thresholds themselves and infinite ones, the
+// probabilities equal the baseline walk's to the bit and the plain reference's. Trees of
+// more than 32 leaves, which the scan does not take, are walked.
+TEST(GradientBoostedTrees, ThresholdScanEqualsTheWalkOnEveryIsa) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  auto j = random_trees(rng);
+  std::vector<float> thresholds;
+  for (const auto& tree : j["trees"]) {
+    for (const auto& n : tree["nodes"]) if (n[0].get<int>() >= 0) thresholds.push_back(n[1].get<float>());
+  }
+  auto wide = j;  // and one tree of 40 leaves: 39 tests down the left, each with a leaf on its right
+  nlohmann::json chain = nlohmann::json::array();
+  for (int i = 0; i < 39; ++i) {
+    chain.push_back({static_cast<int>(rng() % kFeatures), unit(rng), 2 * i + 2, 2 * i + 1, 0.0});
+    chain.push_back({-1, 0.0, 0, 0, unit(rng) - 0.5f});
+  }
+  chain.push_back({-1, 0.0, 0, 0, unit(rng) - 0.5f});
+  wide["trees"].push_back({{"class", 1}, {"nodes", chain}});
+  for (const auto* model : {&j, &wide}) {
+    const auto trees = GradientBoostedTrees::from_json(*model, kFeatures, "random.json");
+    for (std::size_t rows : {1u, 7u, 8u, 16u, 37u}) {
+      std::vector<float> x(rows * kFeatures);
+      for (float& v : x) {
+        const float u = unit(rng);
+        v = u < 0.2f ? thresholds[rng() % thresholds.size()]
+                     : u < 0.25f ? std::numeric_limits<float>::infinity()
+                                 : u < 0.3f ? -std::numeric_limits<float>::infinity() : unit(rng);
+      }
+      cpu::limit_isa(cpu::Isa::Baseline);
+      std::vector<float> walked(rows * kClasses);
+      trees.predict(x, rows, walked);
+      for (cpu::Isa isa : {cpu::Isa::Avx2, cpu::Isa::Avx512Bf16}) {
+        cpu::limit_isa(isa);
+        std::vector<float> got(rows * kClasses);
+        trees.predict(x, rows, got);
+        EXPECT_EQ(got, walked) << cpu::isa_name(cpu::active_isa()) << ", rows " << rows;
+      }
+      for (std::size_t r = 0; r < rows; ++r) {
+        const auto want = reference_probabilities(*model, &x[r * kFeatures]);
+        for (int k = 0; k < kClasses; ++k) EXPECT_NEAR(walked[r * kClasses + k], want[k], 1e-6) << "row " << r;
+      }
+    }
+  }
+  cpu::limit_isa(cpu::Isa::Avx512Bf16);
 }
 
 // Each feature's tests reversed in turn, on the small trees by hand and on random trees

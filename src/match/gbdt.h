@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -9,6 +10,8 @@
 #include <nlohmann/json_fwd.hpp>
 
 namespace geoalign::match {
+
+class ThresholdScan;
 
 // Gradient-boosted regression trees for multi-class scores (as scikit-learn's
 // HistGradientBoostingClassifier exports them through tools/train/train_match_head.py):
@@ -72,6 +75,8 @@ class GradientBoostedTrees {
                       const std::string& where);
 
   void predict_rows(const float* features, std::size_t rows, float* probabilities) const;
+  // predict_rows's walk: adds each tree's leaf to the rows' logits, in tree order.
+  void walk_rows(const float* features, std::size_t rows, double* logits) const;
   // One tree's leaf value for a row with its sentinel column, reversing every test on
   // feature `reversed` (none when it is out of range); also lists the features its path
   // tests when `tested` is given.
@@ -80,6 +85,9 @@ class GradientBoostedTrees {
   std::size_t num_features_ = 0;
   std::vector<float> bias_;
   std::vector<Tree> trees_;  // ordered by depth, so trees walked side by side take similar steps
+  // The same trees, in the same order, for rows without NaN (match/threshold_scan.h);
+  // null when a tree has too many leaves for it.
+  std::shared_ptr<const ThresholdScan> scan_;
 };
 
 }  // namespace geoalign::match
