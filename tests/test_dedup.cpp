@@ -173,6 +173,20 @@ TEST(CliDedup, OneRowPerInputRowInOrderWithAHeader) {
   EXPECT_NE(read_file(dir / "why.tsv").find("id_a\tid_b"), std::string::npos);
   // The two Hangzhou rows are one place: the explanation names the pair and its label.
   EXPECT_NE(read_file(dir / "why.tsv").find("x1\tx2\t"), std::string::npos) << read_file(dir / "why.tsv");
+  // --scored-pairs: every scored pair, also those across clusters, with its link.
+  const auto with_pairs = run_cli("dedup --model " + (source_dir() / "models/default").string() + " --input " +
+                                  (dir / "in.tsv").string() + " --scored-pairs " + (dir / "pairs.tsv").string());
+  ASSERT_EQ(with_pairs.exit_code, 0) << with_pairs.err;
+  const auto scored = lines(read_file(dir / "pairs.tsv"));
+  ASSERT_GE(scored.size(), 2u);
+  EXPECT_NE(scored[0].find("\tlink\tsame_cluster"), std::string::npos) << scored[0];
+  bool joined = false, apart = false;
+  for (std::size_t i = 1; i < scored.size(); ++i) {
+    joined = joined || (scored[i].rfind("x1\tx2\t", 0) == 0 && scored[i].back() == '1');
+    apart = apart || (scored[i].find("x3\t") != std::string::npos && scored[i].back() == '0');
+  }
+  EXPECT_TRUE(joined) << read_file(dir / "pairs.tsv");
+  EXPECT_TRUE(apart) << read_file(dir / "pairs.tsv");
   const auto checked = run_cli("dedup --exhaustive-check --model " + (source_dir() / "models/default").string() +
                                " --input " + (dir / "in.tsv").string());
   ASSERT_EQ(checked.exit_code, 0) << checked.err;

@@ -54,19 +54,30 @@ std::vector<dedup::LabelledPair> read_labels(const std::string& path, const inde
   return out;
 }
 
-void write_explain(const std::string& path, const dedup::DedupResult& r, const dedup::DedupTable& table,
-                   const std::vector<std::string>& ids, const std::vector<std::string>& labels) {
+// Scored pairs as evidence: those inside a cluster (--explain), or every one with its
+// link and whether it ended inside one cluster (--scored-pairs), for choosing a threshold.
+void write_pairs(const std::string& path, const dedup::DedupResult& r, const dedup::DedupTable& table,
+                 const std::vector<std::string>& ids, const std::vector<std::string>& labels,
+                 const dedup::DedupOptions* all_with_links) {
   auto id_of_address = [&](std::uint32_t a) -> const std::string& { return ids[table.first_row_of_address[a]]; };
   std::ofstream out(path);
   if (!out) throw Error("cannot create " + path);
-  out << "id_a\tid_b\taddress_a\taddress_b\tlabel\tp_not_match\tp_partial_match\tp_exact_match\n";
-  char numbers[96];
+  out << "id_a\tid_b\taddress_a\taddress_b\tlabel\tp_not_match\tp_partial_match\tp_exact_match"
+      << (all_with_links ? "\tlink\tsame_cluster\n" : "\n");
+  char numbers[128];
   for (const auto& e : r.scored) {
-    if (r.cluster[e.a] != r.cluster[e.b]) continue;
-    std::snprintf(numbers, sizeof numbers, "\t%.6f\t%.6f\t%.6f\n", static_cast<double>(e.p_not_match),
+    const bool together = r.cluster[e.a] == r.cluster[e.b];
+    if (!together && !all_with_links) continue;
+    std::snprintf(numbers, sizeof numbers, "\t%.6f\t%.6f\t%.6f", static_cast<double>(e.p_not_match),
                   static_cast<double>(e.p_partial_match), static_cast<double>(e.p_exact_match));
     out << id_of_address(e.a) << '\t' << id_of_address(e.b) << '\t' << r.texts[e.a] << '\t' << r.texts[e.b] << '\t'
         << labels.at(e.label_id) << numbers;
+    if (all_with_links) {
+      std::snprintf(numbers, sizeof numbers, "\t%.6f\t%d", static_cast<double>(dedup::link_of(e, all_with_links->rule)),
+                    together ? 1 : 0);
+      out << numbers;
+    }
+    out << '\n';
   }
   if (!out.flush()) throw Error(path + ": write failed");
 }
@@ -82,6 +93,7 @@ int run_dedup(int argc, char** argv, int first) {
              {"merge", true, "what joins two addresses: exact (exact_match) or partial (exact or partial_match)", "exact"},
              {"neighbours", true, "candidates per address from each of the lexical and vector searches", "20"},
              {"explain", true, "write every scored pair inside a cluster to this TSV", ""},
+             {"scored-pairs", true, "write every scored pair, with its link and whether it ended in one cluster, to this TSV", ""},
              {"eval", true, "labelled pairs (addr1<TAB>addr2<TAB>label): report pairwise precision, recall, F1", ""},
              {"head", true, "pair scorer: rerank (parses and trees, fast) or match (cross-encoder and match head, as score)", "rerank"},
              {"exhaustive-check", false, "also score every pair (up to 20,000 addresses) and report the share of linked pairs blocking proposed", ""},
@@ -151,7 +163,10 @@ int run_dedup(int argc, char** argv, int first) {
     out << '\n';
   }
   if (!out.flush()) throw Error(args.value("out") + ": write failed");
-  if (!args.value("explain").empty()) write_explain(args.value("explain"), r, table, ids, model->labels());
+  if (!args.value("explain").empty()) write_pairs(args.value("explain"), r, table, ids, model->labels(), nullptr);
+  if (!args.value("scored-pairs").empty()) {
+    write_pairs(args.value("scored-pairs"), r, table, ids, model->labels(), &options);
+  }
   std::fprintf(stderr, "geoalign dedup: %zu rows, %zu distinct addresses, %zu candidate pairs, %zu scored, %zu clusters, %.1f s (%s)\n",
                ids.size(), r.texts.size(), r.candidates.size(), r.scored.size(), table.clusters, progress.seconds(),
                step_times.c_str());
