@@ -56,16 +56,16 @@ std::vector<dedup::LabelledPair> read_labels(const std::string& path, const inde
 
 // Scored pairs as evidence: those inside a cluster (--explain), or every one with its
 // link and whether it ended inside one cluster (--scored-pairs), for choosing a threshold.
-void write_pairs(const std::string& path, const dedup::DedupResult& r, const dedup::DedupTable& table,
-                 const std::vector<std::string>& ids, const std::vector<std::string>& labels,
-                 const dedup::DedupOptions* all_with_links) {
+void write_pairs(const std::string& path, std::span<const dedup::PairEvidence> pairs, const dedup::DedupResult& r,
+                 const dedup::DedupTable& table, const std::vector<std::string>& ids,
+                 const std::vector<std::string>& labels, const dedup::DedupOptions* all_with_links) {
   auto id_of_address = [&](std::uint32_t a) -> const std::string& { return ids[table.first_row_of_address[a]]; };
   std::ofstream out(path);
   if (!out) throw Error("cannot create " + path);
   out << "id_a\tid_b\taddress_a\taddress_b\tlabel\tp_not_match\tp_partial_match\tp_exact_match"
       << (all_with_links ? "\tlink\tsame_cluster\n" : "\n");
   char numbers[128];
-  for (const auto& e : r.scored) {
+  for (const auto& e : pairs) {
     const bool together = r.cluster[e.a] == r.cluster[e.b];
     if (!together && !all_with_links) continue;
     std::snprintf(numbers, sizeof numbers, "\t%.6f\t%.6f\t%.6f", static_cast<double>(e.p_not_match),
@@ -97,6 +97,7 @@ int run_dedup(int argc, char** argv, int first) {
              {"eval", true, "labelled pairs (addr1<TAB>addr2<TAB>label): report pairwise precision, recall, F1", ""},
              {"head", true, "pair scorer: rerank (parses and trees, fast) or match (cross-encoder and match head, as score)", "rerank"},
              {"exhaustive-check", false, "also score every pair (up to 20,000 addresses) and report the share of linked pairs blocking proposed", ""},
+             {"missed", true, "with --exhaustive-check: write the linked pairs blocking did not propose to this TSV", ""},
              {"precision", true, "fp32, bf16, int8 or auto", "auto"},
              {"threads", true, "CPU threads, 0 = one per core", "0"},
              {"on-error", true, "bad lines: fail (stop) or skip (report and go on)", "fail"}},
@@ -113,6 +114,7 @@ int run_dedup(int argc, char** argv, int first) {
   options.rule = dedup::parse_merge_rule(args.value("merge"));
   options.neighbours = static_cast<std::size_t>(args.integer("neighbours", 1, 1000));
   options.exhaustive_check = args.flag("exhaustive-check");
+  if (!args.value("missed").empty() && !options.exhaustive_check) throw Error("--missed needs --exhaustive-check");
   try {
     options.threshold = std::stof(args.value("threshold"));
   } catch (const std::exception&) {
@@ -163,17 +165,23 @@ int run_dedup(int argc, char** argv, int first) {
     out << '\n';
   }
   if (!out.flush()) throw Error(args.value("out") + ": write failed");
-  if (!args.value("explain").empty()) write_pairs(args.value("explain"), r, table, ids, model->labels(), nullptr);
+  if (!args.value("explain").empty()) write_pairs(args.value("explain"), r.scored, r, table, ids, model->labels(), nullptr);
   if (!args.value("scored-pairs").empty()) {
-    write_pairs(args.value("scored-pairs"), r, table, ids, model->labels(), &options);
+    write_pairs(args.value("scored-pairs"), r.scored, r, table, ids, model->labels(), &options);
+  }
+  if (!args.value("missed").empty()) {
+    write_pairs(args.value("missed"), r.exhaustive_missed, r, table, ids, model->labels(), &options);
   }
   std::fprintf(stderr, "geoalign dedup: %zu rows, %zu distinct addresses, %zu candidate pairs, %zu scored, %zu clusters, %.1f s (%s)\n",
                ids.size(), r.texts.size(), r.candidates.size(), r.scored.size(), table.clusters, progress.seconds(),
                step_times.c_str());
   if (options.exhaustive_check) {
-    std::fprintf(stderr, "geoalign dedup: exhaustive scoring links %zu pairs; blocking proposed %zu of them (%.4f)\n",
+    std::fprintf(stderr,
+                 "geoalign dedup: exhaustive scoring links %zu pairs; blocking proposed %zu of them (%.4f); %zu pairs "
+                 "across stated provinces or cities not scored\n",
                  r.exhaustive_links, r.exhaustive_links_blocked,
-                 r.exhaustive_links ? static_cast<double>(r.exhaustive_links_blocked) / static_cast<double>(r.exhaustive_links) : 1.0);
+                 r.exhaustive_links ? static_cast<double>(r.exhaustive_links_blocked) / static_cast<double>(r.exhaustive_links) : 1.0,
+                 r.exhaustive_region_conflicts);
   }
   if (!args.value("eval").empty()) {
     const dedup::PairwiseScores s = dedup::evaluate(r, read_labels(args.value("eval"), *model));

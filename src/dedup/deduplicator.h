@@ -41,8 +41,10 @@ struct DedupResult : DistinctAddresses {
   std::vector<PairEvidence> scored;  // every pair scored (candidates, then on demand)
   std::vector<AddressPair> candidates;  // blocking's pairs, sorted
   // With exhaustive_check: the pairs whose link reaches the threshold when every pair is
-  // scored, and how many of them blocking proposed.
-  std::size_t exhaustive_links = 0, exhaustive_links_blocked = 0;
+  // scored, and how many of them blocking proposed; the pairs not scored because their
+  // addresses state different provinces or cities (dedup never joins those).
+  std::size_t exhaustive_links = 0, exhaustive_links_blocked = 0, exhaustive_region_conflicts = 0;
+  std::vector<PairEvidence> exhaustive_missed;  // the linked pairs blocking did not propose
 };
 
 // Deduplicates addresses into entities, in stages that a caller spreading the work over

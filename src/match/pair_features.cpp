@@ -15,20 +15,10 @@ namespace geoalign::match {
 
 namespace {
 
-// Distinct-gram Jaccard of two weighted gram lists (their runs are the distinct grams).
+// Jaccard of the distinct grams (a weighted gram list's runs).
 float jaccard(const WeightedGrams& a, const WeightedGrams& b) {
   if (a.runs.empty() && b.runs.empty()) return -1.0f;
-  std::size_t common = 0;
-  auto i = a.runs.begin(), j = b.runs.begin();
-  while (i != a.runs.end() && j != b.runs.end()) {
-    if (i->key < j->key) {
-      ++i;
-    } else if (j->key < i->key) {
-      ++j;
-    } else {
-      ++common, ++i, ++j;
-    }
-  }
+  const std::size_t common = shared_grams(a, b);
   return static_cast<float>(common) / static_cast<float>(a.runs.size() + b.runs.size() - common);
 }
 

@@ -113,52 +113,43 @@ std::optional<ThresholdScan> ThresholdScan::build(const std::vector<GradientBoos
   return scan;
 }
 
-namespace {
-
 template <std::size_t Lanes>
-void add_block_leaves(const float* features, std::size_t rows, std::size_t num_features, std::size_t classes,
-                      const std::vector<std::uint32_t>& begin, const std::vector<float>& threshold,
-                      const std::vector<std::uint32_t>& tree, const std::vector<std::uint32_t>& left,
-                      const std::vector<std::uint32_t>& tree_class, const std::vector<std::uint32_t>& tree_leaves,
-                      const std::vector<float>& leaf_value, double* logits) {
+void ThresholdScan::add_block_leaves(const float* features, std::size_t rows, std::size_t classes,
+                                     double* logits) const {
   thread_local Block<Lanes> block;
-  block.x.resize(num_features * Lanes);
-  block.x_max.resize(num_features);
+  block.x.resize(num_features_ * Lanes);
+  block.x_max.resize(num_features_);
   for (std::size_t first = 0; first < rows; first += Lanes) {
     const std::size_t count = std::min(Lanes, rows - first);
     // A short block repeats its last row in the spare lanes; their leaves are not added.
-    for (std::size_t f = 0; f < num_features; ++f) {
+    for (std::size_t f = 0; f < num_features_; ++f) {
       float most = -std::numeric_limits<float>::infinity();
       for (std::size_t r = 0; r < Lanes; ++r) {
-        const float v = features[(first + std::min(r, count - 1)) * num_features + f];
+        const float v = features[(first + std::min(r, count - 1)) * num_features_ + f];
         block.x[f * Lanes + r] = v;
         most = std::max(most, v);
       }
       block.x_max[f] = most;
     }
-    block.standing.assign(tree_class.size() * Lanes, ~0u);
-    Strike<Lanes>::run(begin.data(), num_features, threshold.data(), tree.data(), left.data(), block.x.data(),
-                       block.x_max.data(), block.standing.data());
-    for (std::size_t t = 0; t < tree_class.size(); ++t) {
-      const float* values = leaf_value.data() + tree_leaves[t];
+    block.standing.assign(tree_class_.size() * Lanes, ~0u);
+    Strike<Lanes>::run(test_begin_.data(), num_features_, test_threshold_.data(), test_tree_.data(), test_left_.data(),
+                       block.x.data(), block.x_max.data(), block.standing.data());
+    for (std::size_t t = 0; t < tree_class_.size(); ++t) {
+      const float* values = leaf_value_.data() + tree_leaves_[t];
       for (std::size_t r = 0; r < count; ++r) {
-        logits[(first + r) * classes + tree_class[t]] += values[std::countr_zero(block.standing[t * Lanes + r])];
+        logits[(first + r) * classes + tree_class_[t]] += values[std::countr_zero(block.standing[t * Lanes + r])];
       }
     }
   }
 }
 
-}  // namespace
-
 bool ThresholdScan::runs_here() { return cpu::isa_at_least(cpu::Isa::Avx2); }
 
 void ThresholdScan::add_leaves(const float* features, std::size_t rows, std::size_t classes, double* logits) const {
   if (cpu::isa_at_least(cpu::Isa::Avx512Bf16)) {
-    add_block_leaves<16>(features, rows, num_features_, classes, test_begin_, test_threshold_, test_tree_, test_left_,
-                         tree_class_, tree_leaves_, leaf_value_, logits);
+    add_block_leaves<16>(features, rows, classes, logits);
   } else {
-    add_block_leaves<8>(features, rows, num_features_, classes, test_begin_, test_threshold_, test_tree_, test_left_,
-                        tree_class_, tree_leaves_, leaf_value_, logits);
+    add_block_leaves<8>(features, rows, classes, logits);
   }
 }
 

@@ -32,6 +32,10 @@ class ThresholdScan {
   void add_leaves(const float* features, std::size_t rows, std::size_t classes, double* logits) const;
 
  private:
+  // add_leaves for one vector width: Lanes rows per block.
+  template <std::size_t Lanes>
+  void add_block_leaves(const float* features, std::size_t rows, std::size_t classes, double* logits) const;
+
   std::size_t num_features_ = 0;
   // Per feature, its tests in increasing threshold order, from test_begin_[f] up to a +inf
   // that ends the scan.

@@ -107,6 +107,12 @@ WeightedText weighted_text(std::u32string_view s, const TermWeights& weights) {
   return out;
 }
 
+std::size_t shared_grams(const WeightedGrams& a, const WeightedGrams& b) {
+  std::size_t n = 0;
+  for_each_shared_gram(a, b, [&](const WeightedGrams::Run&, const WeightedGrams::Run&) { ++n; });
+  return n;
+}
+
 void add_weighted_cosines(const WeightedText& a, const WeightedText& b, std::vector<float>& out) {
   for (const std::size_t n : {0, 1}) out.push_back(cosine(a.grams[n], b.grams[n]));
 }

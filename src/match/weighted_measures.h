@@ -33,6 +33,8 @@ struct WeightedText {
   double char_mass = 0;  // sum of char_idf, in string order
 };
 WeightedText weighted_text(std::u32string_view s, const TermWeights& weights);
+// How many distinct grams the two lists share.
+std::size_t shared_grams(const WeightedGrams& a, const WeightedGrams& b);
 
 // Cosine of the idf-weighted character counts, then of the bigram counts.
 void add_weighted_cosines(const WeightedText& a, const WeightedText& b, std::vector<float>& out);
