@@ -192,6 +192,14 @@ TEST(CliDedup, OneRowPerInputRowInOrderWithAHeader) {
   ASSERT_EQ(checked.exit_code, 0) << checked.err;
   EXPECT_NE(checked.err.find("exhaustive scoring links 1 pairs; blocking proposed 1 of them"), std::string::npos)
       << checked.err;
+  // --missed lists what blocking lost (nothing here), and only beside the check.
+  const std::string model = " --model " + (source_dir() / "models/default").string() + " --input " + (dir / "in.tsv").string();
+  const auto missed = run_cli("dedup --exhaustive-check --missed " + (dir / "missed.tsv").string() + model);
+  ASSERT_EQ(missed.exit_code, 0) << missed.err;
+  EXPECT_EQ(lines(read_file(dir / "missed.tsv")).size(), 1u);  // the header
+  const auto alone = run_cli("dedup --missed " + (dir / "missed.tsv").string() + model);
+  EXPECT_NE(alone.exit_code, 0);
+  EXPECT_NE(alone.err.find("--missed needs --exhaustive-check"), std::string::npos) << alone.err;
 }
 
 TEST(CliDedup, BadLinesAreReportedAndEitherStopOrAreSkipped) {
