@@ -246,6 +246,24 @@ TEST_P(OpsTest, LinearRejectsWrongWidth) {
   EXPECT_THROW(Linear(Tensor({4, 3}), Tensor({3})), Error);
 }
 
+// bench and profile read LinearClock: it counts linear layers' time only while enabled.
+TEST(LinearClock, CountsOnlyWhileEnabled) {
+  const Linear linear(Tensor({64, 64}), Tensor({64}));
+  Tensor y;
+  LinearClock::reset();
+  linear(Tensor({256, 64}), y);
+  EXPECT_EQ(LinearClock::seconds(), 0.0);
+  LinearClock::enable(true);
+  for (int i = 0; i < 20; ++i) linear(Tensor({256, 64}), y);
+  LinearClock::enable(false);
+  const double counted = LinearClock::seconds();
+  EXPECT_GT(counted, 0.0);
+  linear(Tensor({256, 64}), y);
+  EXPECT_EQ(LinearClock::seconds(), counted);
+  LinearClock::reset();
+  EXPECT_EQ(LinearClock::seconds(), 0.0);
+}
+
 TEST_P(OpsTest, LayerNormWithResidualInPlace) {
   const std::int64_t rows = 5, hidden = 40;
   const auto x = random_values(rows * hidden, 4, 3.0f), r = random_values(rows * hidden, 5);

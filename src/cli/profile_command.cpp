@@ -4,6 +4,7 @@
 #include <numeric>
 #include <span>
 
+#include "backend/ops/linear.h"
 #include "backend/threads.h"
 #include "cli/args.h"
 #include "cli/bench_inputs.h"
@@ -50,7 +51,10 @@ int run_profile(int argc, char** argv, int first) {
   // buffer; timing it would charge that one-time cost to whichever stage ran first.
   model::StageTimer warm_up, timer;
   run_all(warm_up);
+  ops::LinearClock::enable(true);
+  ops::LinearClock::reset();
   run_all(timer);
+  ops::LinearClock::enable(false);
 
   const auto stages = timer.stages();
   const double total = std::accumulate(stages.begin(), stages.end(), 0.0,
@@ -61,6 +65,11 @@ int run_profile(int argc, char** argv, int first) {
   for (const auto& [name, seconds] : stages) {
     std::printf("%-22s %10.2f %7.1f%%\n", name.c_str(), 1000 * seconds, 100 * seconds / total);
   }
+  // Across the attention and FFN rows: what the matrix units do, against the rest.
+  const double linear = ops::LinearClock::seconds();
+  std::printf("\nof which in linear layers (GEMMs, their epilogues, int8 quantization): %.2f ms, %.1f%%; "
+              "everything else %.1f%%\n",
+              1000 * linear, 100 * linear / total, 100 * (1 - linear / total));
   return 0;
 }
 

@@ -1,6 +1,18 @@
 #include "backend/ops/linear.h"
 
+#include <atomic>
+#include <chrono>
+
 namespace geoalign::ops {
+
+namespace {
+std::atomic<bool> clock_on{false};
+std::atomic<std::int64_t> clock_nanoseconds{0};
+}  // namespace
+
+void LinearClock::enable(bool on) { clock_on.store(on, std::memory_order_relaxed); }
+void LinearClock::reset() { clock_nanoseconds.store(0, std::memory_order_relaxed); }
+double LinearClock::seconds() { return static_cast<double>(clock_nanoseconds.load(std::memory_order_relaxed)) * 1e-9; }
 
 const char* matmul_precision_name(MatmulPrecision precision) {
   switch (precision) {
@@ -32,7 +44,15 @@ void Linear::operator()(const Tensor& x, Tensor& y) const {
   }
   y.resize({x.dim(0), out_features_});
   if (x.dim(0) == 0) return;
+  if (!clock_on.load(std::memory_order_relaxed)) {
+    impl_->forward(x, y);
+    return;
+  }
+  const auto start = std::chrono::steady_clock::now();
   impl_->forward(x, y);
+  clock_nanoseconds.fetch_add(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count(),
+      std::memory_order_relaxed);
 }
 
 }  // namespace geoalign::ops

@@ -18,6 +18,16 @@ enum class Activation { None, Gelu, GeluTanh, Relu, Tanh };
 enum class MatmulPrecision { FP32, BF16, INT8 };
 const char* matmul_precision_name(MatmulPrecision precision);
 
+// Wall time the calling threads spent inside linear layers (GEMMs with their fused
+// epilogue, and for int8 the activations' quantization), counted only while enabled:
+// bench and profile use it to show what the rest of the model costs. Off by default, so
+// serving pays one relaxed load per layer.
+struct LinearClock {
+  static void enable(bool on);
+  static void reset();
+  static double seconds();
+};
+
 // Facts about this CPU (as capped by ONEDNN_MAX_CPU_ISA).
 int int8_weight_levels();
 // AVX512-BF16 or AMX. Without them a bf16 layer runs fp32 arithmetic on bf16-rounded
