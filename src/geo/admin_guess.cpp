@@ -1,6 +1,7 @@
 #include "geo/admin_guess.h"
 
 #include <algorithm>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -20,6 +21,17 @@ bool is_number_tag(std::string_view tag) {
 }
 
 bool is_road_tag(std::string_view tag) { return tag == "road" || tag == "subroad"; }
+
+// A town-level division named as places are (五常街道, 三墩镇, 来广营地区), not one of the
+// statistics bureau's development zones, farms and such (开发区, 七星农场), whose names are
+// as common in company and park names as anywhere.
+bool is_named_place(const Division& d) {
+  if (d.level != AdminLevel::Town) return true;
+  for (const std::string_view suffix : {"街道", "镇", "乡", "苏木", "地区"}) {
+    if (d.name.ends_with(suffix)) return true;
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -52,30 +64,48 @@ GuessedReading guess_reading(std::span<const std::int32_t> candidates, const std
     rel.erase(std::unique(rel.begin(), rel.end()), rel.end());
   };
 
-  // The names in the other elements, each division counted once.
+  // The names in the other elements, each counted once, for every candidate one of the
+  // places it names lies in or above.
   std::vector<std::uint32_t> support(n, 0);
   struct Hit {
-    std::int32_t division;
+    std::vector<std::int32_t> divisions;  // the places the name names, as far as they count
     std::size_t element;
   };
   std::vector<Hit> hits;
-  std::unordered_set<std::int32_t> seen;
-  std::vector<std::uint32_t> rel;
+  std::unordered_set<std::u32string> seen;
+  std::vector<std::uint32_t> rel, name_rel;
   for (std::size_t e = 0; e < elements.size(); ++e) {
     const AddressElement& element = elements[e];
     if (is_admin_tag(element.tag) || is_number_tag(element.tag)) continue;
     const bool road = is_road_tag(element.tag);
     const std::u32string text = text::decode_utf8(element.text);
     for (std::size_t start = 0; start < text.size() && (start == 0 || !road); ++start) {
-      gazetteer.prefixes(std::u32string_view(text).substr(start), [&](std::size_t, std::span<const std::int32_t> found) {
+      const std::u32string_view rest = std::u32string_view(text).substr(start);
+      gazetteer.prefixes(rest, [&](std::size_t length, std::span<const std::int32_t> found) {
+        if (!seen.emplace(rest.substr(0, length)).second) return;
+        // A name the admin elements give a district or town by is read no further: 阳明工业园区
+        // beside 阳明街道 repeats the street's name, and is no sign of 阳明区.
+        const bool repeats = std::any_of(found.begin(), found.end(), [&](std::int32_t d) {
+          const AdminLevel level = gazetteer.division(d).level;
+          return (level == AdminLevel::District || level == AdminLevel::Town) &&
+                 std::binary_search(named.begin(), named.end(), d);
+        });
+        if (repeats) return;
+        Hit hit{{}, e};
+        name_rel.clear();
         for (const auto d : found) {
-          if (road && gazetteer.division(d).level != AdminLevel::Town) continue;
-          if (std::binary_search(named.begin(), named.end(), d) || !seen.insert(d).second) continue;
+          const Division& division = gazetteer.division(d);
+          if ((road && division.level != AdminLevel::Town) || !is_named_place(division)) continue;
           related(d, rel);
-          if (rel.empty() || rel.size() == n) continue;  // says nothing between the candidates
-          for (const auto i : rel) ++support[i];
-          hits.push_back({d, e});
+          if (rel.empty()) continue;
+          hit.divisions.push_back(d);
+          name_rel.insert(name_rel.end(), rel.begin(), rel.end());
         }
+        std::sort(name_rel.begin(), name_rel.end());
+        name_rel.erase(std::unique(name_rel.begin(), name_rel.end()), name_rel.end());
+        if (name_rel.empty() || name_rel.size() == n) return;  // says nothing between the candidates
+        for (const auto i : name_rel) ++support[i];
+        hits.push_back(std::move(hit));
       });
     }
   }
@@ -88,12 +118,18 @@ GuessedReading guess_reading(std::span<const std::int32_t> candidates, const std
     out.division = candidates[pool.front()];
     out.guess.by = "elements";
     for (const Hit& hit : hits) {
-      if (!gazetteer.is_ancestor_or_self(hit.division, out.division) &&
-          !gazetteer.is_ancestor_or_self(out.division, hit.division)) {
-        continue;
+      for (const auto division : hit.divisions) {
+        if (!gazetteer.is_ancestor_or_self(division, out.division) &&
+            !gazetteer.is_ancestor_or_self(out.division, division)) {
+          continue;
+        }
+        const Division& d = gazetteer.division(division);
+        GuessEvidence evidence{elements[hit.element].tag, elements[hit.element].text, d.name, d.code};
+        const bool listed = std::any_of(out.guess.evidence.begin(), out.guess.evidence.end(), [&](const GuessEvidence& x) {
+          return x.code == evidence.code && x.tag == evidence.tag && x.text == evidence.text;
+        });
+        if (!listed) out.guess.evidence.push_back(std::move(evidence));
       }
-      const Division& d = gazetteer.division(hit.division);
-      out.guess.evidence.push_back({elements[hit.element].tag, elements[hit.element].text, d.name, d.code});
     }
     return out;
   }
