@@ -49,8 +49,9 @@ struct GuessEvidence {
 struct AdminGuess {
   // "elements": the address's other elements (a POI, a road, a company name) name a place
   // in or above exactly one reading more often than in any other; `evidence` lists them.
-  // "prior": the reading named most often in the addresses the parser's prior was counted
-  // on (division_counts.tsv); `share` is its count over the candidates' counts together.
+  // "prior": the reading the most addresses lie in, of those the parser's prior was counted
+  // on (division_counts.tsv; where the readings themselves are not counted apart, their
+  // parents'); `share` is its count over the counts compared together.
   // "size": no counts tell them apart: the reading with the most divisions under it.
   std::string by;
   std::string reading;              // the candidate chosen, as `AdminChain::candidates` writes it
@@ -90,8 +91,8 @@ struct ParsedAddress {
 
 // Tags the elements of a Chinese address and completes its administrative levels. Loads a
 // parser folder (tagger.bin, divisions.tsv, and where the folder has them historical.tsv:
-// former divisions and their successors, and division_counts.tsv: how often addresses name
-// each division, the prior of the guess); thread-safe.
+// former divisions and their successors, and division_counts.tsv: how many addresses lie
+// in each division, the prior of the guess); thread-safe.
 class AddressParser {
  public:
   static AddressParser load(const std::filesystem::path& dir);

@@ -23,7 +23,7 @@ inline constexpr const char* kGazetteerFile = "divisions.tsv";
 // Optional: former divisions and their successors. The admin completion resolves their
 // names; the tagger's gazetteer features see their full names (extract_features).
 inline constexpr const char* kHistoricalFile = "historical.tsv";
-// Optional: how often addresses name each division, the prior of the admin guess
+// Optional: how many addresses lie in each division, the prior of the admin guess
 // (admin_guess.h). Without it the guess falls back on the divisions' sizes.
 inline constexpr const char* kPriorFile = "division_counts.tsv";
 

@@ -10,8 +10,8 @@
 
 namespace geoalign::geo {
 
-// What the admin guess weighs readings by (admin_guess.h): how often addresses name each
-// division (the vendored division_counts.tsv, counted by tools/gazetteer/build_prior.py),
+// What the admin guess weighs readings by (admin_guess.h): how many real addresses lie in
+// each division (the vendored division_counts.tsv, counted by tools/gazetteer/build_prior.py),
 // and how many divisions lie under each (from the gazetteer).
 class DivisionPrior {
  public:
@@ -24,7 +24,7 @@ class DivisionPrior {
   static DivisionPrior parse(std::istream& in, const std::string& source_name, const Gazetteer& gazetteer);
 
   bool has_counts() const { return has_counts_; }
-  // How many addresses named the division (0 without a row).
+  // How many counted addresses lie in the division (0 without a row).
   std::uint64_t count(std::int32_t division) const { return counts_[static_cast<std::size_t>(division)]; }
   // How many divisions lie under it, at every level below.
   std::uint32_t size(std::int32_t division) const { return sizes_[static_cast<std::size_t>(division)]; }
