@@ -1,11 +1,10 @@
 #include "geo/admin_resolver.h"
 
-#include "geo/admin_guess.h"
-
 #include <algorithm>
 #include <optional>
 #include <tuple>
 
+#include "geo/admin_guess.h"
 #include "text/utf8.h"
 
 namespace geoalign::geo {
