@@ -37,9 +37,34 @@ struct HistoricalName {
   std::vector<std::string> now, now_codes;  // the current divisions in its place: 上城区, 钱塘区
 };
 
+// An element of the address that ties a reading to one place: a name in it (西溪 in the POI
+// 西溪水岸花苑) is a division (西溪街道) inside that reading, or one it lies in.
+struct GuessEvidence {
+  std::string tag, text;      // the element: poi, 西溪水岸花苑
+  std::string division, code;  // the gazetteer division its name matched: 西溪街道, 330106004
+};
+
+// How the levels of an ambiguous chain were filled (ParseOptions::guess): the reading chosen
+// among the candidates and on what grounds.
+struct AdminGuess {
+  // "elements": the address's other elements (a POI, a road, a company name) name a place
+  // in or above exactly one reading more often than in any other; `evidence` lists them.
+  // "prior": the reading the most addresses lie in, of those the parser's prior was counted
+  // on (division_counts.tsv; where the readings themselves are not counted apart, their
+  // parents'); `share` is its count over the counts compared together.
+  // "size": no counts tell them apart: the reading with the most divisions under it.
+  std::string by;
+  std::string reading;              // the candidate chosen, as `AdminChain::candidates` writes it
+  std::vector<std::string> filled;  // the levels the guess filled ("prov", "city", ...): those the readings do not share
+  std::vector<GuessEvidence> evidence;  // by "elements"
+  double share = 0;                     // by "prior"
+};
+
 // The administrative chain the address lies in, completed from the gazetteer. When the
 // cues fit several places equally well (朝阳区 alone: Beijing or Changchun), `ambiguous`
-// is set, `candidates` lists them, and only the levels they all share are filled in.
+// is set and `candidates` lists them. The levels then hold the most likely reading and
+// `guess` says how it was chosen; with ParseOptions::guess off, only the levels all
+// readings share are filled in and `guess` is empty.
 // Levels are always current divisions: a former name (下城区) fills its level with its
 // successor (拱墅区) and is noted in `historical`; one with several successors (江干区)
 // leaves its level empty unless a finer cue (a town) picks one.
@@ -49,6 +74,13 @@ struct AdminChain {
   bool ambiguous = false;
   std::vector<std::string> candidates;  // "code name/name/..." for each reading, when ambiguous
   std::vector<HistoricalName> historical;  // former names the address uses, coarsest level first
+  std::optional<AdminGuess> guess;         // set when ambiguous and guessing
+};
+
+struct ParseOptions {
+  // Fill an ambiguous chain's levels with its most likely reading (AdminChain::guess).
+  // false: leave them empty, as the match head's pair features expect.
+  bool guess = true;
 };
 
 struct ParsedAddress {
@@ -58,8 +90,9 @@ struct ParsedAddress {
 };
 
 // Tags the elements of a Chinese address and completes its administrative levels. Loads a
-// parser folder (tagger.bin, divisions.tsv, and historical.tsv where the folder has one:
-// former divisions and their successors); thread-safe.
+// parser folder (tagger.bin, divisions.tsv, and where the folder has them historical.tsv:
+// former divisions and their successors, and division_counts.tsv: how many addresses lie
+// in each division, the prior of the guess); thread-safe.
 class AddressParser {
  public:
   static AddressParser load(const std::filesystem::path& dir);
@@ -70,12 +103,13 @@ class AddressParser {
   ~AddressParser();
 
   // Blank text gives an empty parse. Throws Error (with the byte offset) on invalid UTF-8.
-  ParsedAddress parse(std::string_view utf8) const;
+  ParsedAddress parse(std::string_view utf8, const ParseOptions& options = {}) const;
   // parse() from elements already tagged (stored by an index): each element's tag, start
   // and end (code points into `utf8`) are kept, its text is filled in, and the admin chain
-  // is completed as parse() does. parse(t) == complete(t, parse(t).elements). Throws Error
-  // for an unknown tag or a span outside the text.
-  ParsedAddress complete(std::string_view utf8, std::vector<AddressElement> elements) const;
+  // is completed as parse() does. parse(t, o) == complete(t, parse(t, o).elements, o). Throws
+  // Error for an unknown tag or a span outside the text.
+  ParsedAddress complete(std::string_view utf8, std::vector<AddressElement> elements,
+                         const ParseOptions& options = {}) const;
 
   struct Impl;
 

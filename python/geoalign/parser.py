@@ -16,21 +16,27 @@ class Parser:
 
     Args:
         path: a parser folder (``tagger.bin``, ``divisions.tsv``, optionally
-            ``historical.tsv``); None: the bundled model's ``parser`` folder.
+            ``historical.tsv`` and ``division_counts.tsv``); None: the bundled model's
+            ``parser`` folder.
+        guess: where the address fits several places equally well (``"ambiguous": true``),
+            fill the levels with the most likely reading and say how it was chosen in
+            ``"guess"``; False leaves them empty, as ``geoalign parse --no-guess`` does.
 
     Raises:
         GeoalignError: the folder is missing or its files are not a parser's.
     """
 
-    def __init__(self, path: str | Path | None = None) -> None:
-        self._parser = _geoalign.Parser(str(default_model() / "parser" if path is None else Path(path)))
+    def __init__(self, path: str | Path | None = None, guess: bool = True) -> None:
+        self._parser = _geoalign.Parser(str(default_model() / "parser" if path is None else Path(path)), bool(guess))
 
     def parse(self, text: str, normalize: bool = True) -> dict[str, Any]:
         """Parses one address into exactly the object ``geoalign parse`` prints for it.
 
         ``{"text", "elements": [{"tag", "text", "start", "end"}], "admin": {"prov", "city",
         "district", "town", "adcode", "inferred", "ambiguous"}}`` (``"candidates"`` too when
-        ambiguous; ``"historical"`` when the address uses a former division's name:
+        ambiguous, and with guessing on ``"guess"``: ``{"by": "elements" | "prior" | "size",
+        "reading", "filled": [levels]}`` plus ``"evidence"`` or ``"share"``; ``"historical"``
+        when the address uses a former division's name:
         ``{"district": {"name": "江干区", "code", "until": 2021, "now": ["上城区", "钱塘区"],
         "now_codes"}}``). Offsets count code points of ``"text"``, the text parsed.
 

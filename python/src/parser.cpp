@@ -11,12 +11,14 @@ namespace {
 namespace py = pybind11;
 
 // The parser with the clean-up `geoalign parse` applies unless told --no-normalize.
+// With guess off, as `geoalign parse --no-guess`.
 struct Parser {
   AddressParser parser;
+  ParseOptions options;
   text::AddressNormalizer normalizer{text::NormalizeOptions::addresses()};
 
   nlohmann::json parse(const std::string& text, bool normalize) const {
-    return geo::parse_json(parser.parse(normalize ? normalizer.normalize(text) : text));
+    return geo::parse_json(parser.parse(normalize ? normalizer.normalize(text) : text, options));
   }
 };
 
@@ -24,11 +26,11 @@ struct Parser {
 
 void bind_parser(py::module_& m) {
   py::class_<Parser>(m, "Parser")
-      .def(py::init([](const std::string& dir) {
+      .def(py::init([](const std::string& dir, bool guess) {
              py::gil_scoped_release release;
-             return Parser{AddressParser::load(dir)};
+             return Parser{AddressParser::load(dir), ParseOptions{.guess = guess}};
            }),
-           py::arg("dir"))
+           py::arg("dir"), py::arg("guess") = true)
       .def(
           "parse",
           [](const Parser& parser, py::handle text, bool normalize) {

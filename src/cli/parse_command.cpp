@@ -56,6 +56,10 @@ int run_parse(int argc, char** argv, int first) {
             {{"model", true, "parser folder (tagger.bin, divisions.tsv)", "models/default/parser"},
              {"eval", true, "score the tagger on a CoNLL file (token TAG lines) instead of parsing", ""},
              {"json", false, "with --eval: print JSON", ""},
+             {"no-guess", false,
+              "leave the levels of an ambiguous chain empty; by default they hold its most likely reading and "
+              "\"guess\" says how it was chosen",
+              ""},
              {"no-normalize", false,
               "parse each line as it is; by default full-width forms become ASCII and invisible characters and "
               "blanks beside Chinese characters are dropped, as geoalign's models do",
@@ -71,6 +75,7 @@ int run_parse(int argc, char** argv, int first) {
     return evaluate(args.value("model"), args.value("eval"), args.flag("json"));
   }
   if (args.flag("json")) throw UsageError("--json goes with --eval; parsing always prints JSON lines");
+  const ParseOptions options{.guess = !args.flag("no-guess")};
   if (args.positional().size() > 1) throw UsageError("at most one input file");
 
   const AddressParser parser = AddressParser::load(args.value("model"));
@@ -96,7 +101,7 @@ int run_parse(int argc, char** argv, int first) {
       continue;
     }
     // "text" in the output is what was parsed: element offsets count its code points.
-    std::cout << geo::parse_json(parser.parse(normalizer.normalize(line.text))).dump() << "\n";
+    std::cout << geo::parse_json(parser.parse(normalizer.normalize(line.text), options)).dump() << "\n";
   }
   progress.finish();
   std::fprintf(stderr, "parsed %zu addresses (%zu errors) in %.2f s\n", count - errors, errors, progress.seconds());

@@ -44,22 +44,27 @@ AddressParser AddressParser::load(const std::filesystem::path& dir) {
   const auto historical_file = dir / geo::kHistoricalFile;
   auto historical = std::filesystem::exists(historical_file) ? geo::HistoricalDivisions::load(historical_file, gazetteer)
                                                              : geo::HistoricalDivisions();
-  return AddressParser(
-      std::make_unique<Impl>(Impl{std::move(gazetteer), std::move(tagger), dir, std::move(historical)}));
+  const auto prior_file = dir / geo::kPriorFile;
+  auto prior = std::filesystem::exists(prior_file) ? geo::DivisionPrior::load(prior_file, gazetteer)
+                                                   : geo::DivisionPrior(gazetteer);
+  return AddressParser(std::make_unique<Impl>(
+      Impl{std::move(gazetteer), std::move(tagger), dir, std::move(historical), std::move(prior)}));
 }
 
 const std::filesystem::path& AddressParser::folder() const { return impl_->folder; }
 
-ParsedAddress AddressParser::parse(std::string_view utf8) const {
+ParsedAddress AddressParser::parse(std::string_view utf8, const ParseOptions& options) const {
   ParsedAddress out;
   out.text = std::string(utf8);
   const std::u32string text = text::decode_utf8(utf8);
   out.elements = geo::tag_elements(text, impl_->gazetteer, impl_->tagger, &impl_->historical);
-  out.admin = geo::resolve_admin(out.elements, impl_->gazetteer, &impl_->historical);
+  out.admin = geo::resolve_admin(out.elements, impl_->gazetteer, &impl_->historical,
+                                 options.guess ? &impl_->prior : nullptr);
   return out;
 }
 
-ParsedAddress AddressParser::complete(std::string_view utf8, std::vector<AddressElement> elements) const {
+ParsedAddress AddressParser::complete(std::string_view utf8, std::vector<AddressElement> elements,
+                                      const ParseOptions& options) const {
   ParsedAddress out;
   out.text = std::string(utf8);
   const std::u32string text = text::decode_utf8(utf8);
@@ -72,7 +77,8 @@ ParsedAddress AddressParser::complete(std::string_view utf8, std::vector<Address
     e.text = text::encode_utf8(std::u32string_view(text).substr(e.start, e.end - e.start));
   }
   out.elements = std::move(elements);
-  out.admin = geo::resolve_admin(out.elements, impl_->gazetteer, &impl_->historical);
+  out.admin = geo::resolve_admin(out.elements, impl_->gazetteer, &impl_->historical,
+                                 options.guess ? &impl_->prior : nullptr);
   return out;
 }
 

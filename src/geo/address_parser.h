@@ -1,5 +1,6 @@
 #pragma once
 
+#include "geo/division_prior.h"
 #include "geo/gazetteer.h"
 #include "geo/historical.h"
 #include "geo/sequence_tagger.h"
@@ -12,6 +13,7 @@ struct AddressParser::Impl {
   geo::SequenceTagger tagger;
   std::filesystem::path folder;
   geo::HistoricalDivisions historical;  // empty for a folder without historical.tsv
+  geo::DivisionPrior prior;             // sizes only for a folder without division_counts.tsv
 };
 
 namespace geo {
@@ -21,6 +23,9 @@ inline constexpr const char* kGazetteerFile = "divisions.tsv";
 // Optional: former divisions and their successors. The admin completion resolves their
 // names; the tagger's gazetteer features see their full names (extract_features).
 inline constexpr const char* kHistoricalFile = "historical.tsv";
+// Optional: how many addresses lie in each division, the prior of the admin guess
+// (admin_guess.h). Without it the guess falls back on the divisions' sizes.
+inline constexpr const char* kPriorFile = "division_counts.tsv";
 
 // The elements the tagger finds in `text`, with code-point offsets.
 std::vector<AddressElement> tag_elements(std::u32string_view text, const Gazetteer& gazetteer,

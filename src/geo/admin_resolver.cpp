@@ -4,6 +4,7 @@
 #include <optional>
 #include <tuple>
 
+#include "geo/admin_guess.h"
 #include "text/utf8.h"
 
 namespace geoalign::geo {
@@ -69,7 +70,7 @@ Explanation explain(const std::vector<std::int32_t>& chain, const Reading& r, co
 }  // namespace
 
 AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gazetteer& gazetteer,
-                         const HistoricalDivisions* historical) {
+                         const HistoricalDivisions* historical, const DivisionPrior* guess) {
   if (historical && historical->empty()) historical = nullptr;
   std::vector<Reading> readings;
   for (const auto& e : elements) {
@@ -143,19 +144,22 @@ AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gaze
     if (!has_descendant) deepest.push_back(c);
   }
 
-  // The former division each reading was explained by, where every remaining candidate
+  // The former division each reading was explained by, where every one of `chains`
   // explains it through the same one (-1 elsewhere).
   std::vector<std::int32_t> former_of(readings.size(), -1);
+  auto find_former = [&](const std::vector<std::vector<std::int32_t>>& of_chains) {
+    for (std::size_t r = 0; historical && r < readings.size(); ++r) {
+      std::int32_t shared_former = -2;
+      for (const auto& chain : of_chains) {
+        const std::int32_t f = explain(chain, readings[r], gazetteer, historical).former;
+        shared_former = shared_former == -2 || shared_former == f ? f : -1;
+      }
+      former_of[r] = std::max(shared_former, std::int32_t{-1});
+    }
+  };
   std::vector<std::vector<std::int32_t>> chains;
   for (const auto c : deepest) chains.push_back(gazetteer.chain(c));
-  for (std::size_t r = 0; historical && r < readings.size(); ++r) {
-    std::int32_t shared_former = -2;
-    for (const auto& chain : chains) {
-      const std::int32_t f = explain(chain, readings[r], gazetteer, historical).former;
-      shared_former = shared_former == -2 || shared_former == f ? f : -1;
-    }
-    former_of[r] = std::max(shared_former, std::int32_t{-1});
-  }
+  find_former(chains);
 
   // The levels every reading agrees on.
   std::vector<std::int32_t> shared = chains.front();
@@ -182,6 +186,26 @@ AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gaze
     admin.ambiguous = true;
     for (std::size_t i = 0; i < deepest.size() && i < kMaxCandidatesListed; ++i) {
       admin.candidates.push_back(describe(deepest[i], gazetteer));
+    }
+    if (guess) {
+      // The most likely reading fills the levels, its own former names noted as for an
+      // unambiguous chain.
+      std::vector<std::int32_t> named;
+      for (const auto& r : readings) {
+        named.insert(named.end(), r.current.begin(), r.current.end());
+        for (const auto& [successor, former] : r.former) named.push_back(successor);
+      }
+      std::sort(named.begin(), named.end());
+      named.erase(std::unique(named.begin(), named.end()), named.end());
+      GuessedReading guessed = guess_reading(deepest, elements, named, gazetteer, *guess);
+      guessed.guess.reading = describe(guessed.division, gazetteer);
+      std::vector<std::int32_t> chain = gazetteer.chain(guessed.division);
+      for (std::size_t i = shared.size(); i < chain.size(); ++i) {
+        guessed.guess.filled.push_back(admin_level_name(gazetteer.division(chain[i]).level));
+      }
+      admin.guess = std::move(guessed.guess);
+      find_former({chain});
+      shared = std::move(chain);
     }
   }
 

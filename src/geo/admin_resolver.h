@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "geo/division_prior.h"
 #include "geo/gazetteer.h"
 #include "geo/historical.h"
 #include "geoalign/parser.h"
@@ -21,7 +22,11 @@ namespace geoalign::geo {
 // decides where no current reading explains the address as well. A tie among the successors
 // of one former division is not ambiguous: the chain stops above them, and
 // AdminChain::historical lists them.
+//
+// With `guess`, an ambiguous chain's levels are filled with the reading guess_reading()
+// picks (admin_guess.h), and AdminChain::guess says how; `ambiguous` and `candidates` are
+// as without it. Without, only the levels every reading shares are filled.
 AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gazetteer& gazetteer,
-                         const HistoricalDivisions* historical = nullptr);
+                         const HistoricalDivisions* historical = nullptr, const DivisionPrior* guess = nullptr);
 
 }  // namespace geoalign::geo

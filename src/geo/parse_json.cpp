@@ -1,5 +1,7 @@
 #include "geo/parse_json.h"
 
+#include <cmath>
+
 namespace geoalign::geo {
 
 namespace {
@@ -29,6 +31,23 @@ nlohmann::json parse_json(const ParsedAddress& p) {
   admin["inferred"] = inferred;
   admin["ambiguous"] = a.ambiguous;
   if (a.ambiguous) admin["candidates"] = a.candidates;
+  // Only where ambiguous and guessing: {"by": "elements"|"prior"|"size", "reading": "330106
+  // 浙江省/杭州市/西湖区", "filled": ["prov", "city", "district"]}, with "evidence" ([{"tag",
+  // "text", "division", "code"}]) by elements and "share" by prior.
+  if (a.guess) {
+    const AdminGuess& g = *a.guess;
+    nlohmann::json guess = {{"by", g.by}, {"reading", g.reading}, {"filled", g.filled}};
+    if (g.by == "elements") {
+      nlohmann::json evidence = nlohmann::json::array();
+      for (const auto& e : g.evidence) {
+        evidence.push_back({{"tag", e.tag}, {"text", e.text}, {"division", e.division}, {"code", e.code}});
+      }
+      guess["evidence"] = std::move(evidence);
+    }
+    // Three decimals: a share, not a measurement.
+    if (g.by == "prior") guess["share"] = std::round(g.share * 1000.0) / 1000.0;
+    admin["guess"] = std::move(guess);
+  }
   // Only where the address uses a former name: {"district": {"name": "江干区", "code": "330104",
   // "until": 2021, "now": ["上城区", "钱塘区"], "now_codes": ["330102", "330114"]}}.
   if (!a.historical.empty()) {

@@ -8,7 +8,7 @@ namespace geoalign::geo {
 
 // A parse as `geoalign parse` prints it and the Python package returns it:
 // {"text", "elements": [{"tag", "text", "start", "end"}], "admin": {"prov", "city",
-// "district", "town", "adcode", "inferred", "ambiguous"[, "candidates"][, "historical"]}}. One function,
+// "district", "town", "adcode", "inferred", "ambiguous"[, "candidates"][, "guess"][, "historical"]}}. One function,
 // so that every front end gives the same JSON for the same parse.
 nlohmann::json parse_json(const ParsedAddress& parsed);
 

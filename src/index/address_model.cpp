@@ -6,6 +6,7 @@
 
 #include "backend/cpu/parallel.h"
 #include "backend/threads.h"
+#include "geo/address_parser.h"
 #include "index/binary_file.h"
 #include "model/precision.h"
 #include "runtime/length_batches.h"
@@ -30,7 +31,10 @@ AddressModel::AddressModel(model::ModelFolder folder, const std::filesystem::pat
   const auto& f = scorer_.folder();
   if (f.head) {
     comparer_ = &f.head->comparer();
-    parser_checksum_ = folder_checksum(comparer_->parser().folder());
+    // Stored parses keep elements: the prior of the admin guess changes neither them nor
+    // the unguessed chains search and dedup complete from them.
+    constexpr std::string_view kNotInParses[] = {geo::kPriorFile};
+    parser_checksum_ = folder_checksum(comparer_->parser().folder(), kNotInParses);
   }
   if (use_rerank && comparer_ && std::filesystem::exists(dir / match::MatchHead::kRerankFileName)) {
     rerank_ = match::MatchHead::load(dir, scorer_.labels().size(), match::MatchHead::kRerankFileName);

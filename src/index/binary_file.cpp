@@ -99,10 +99,11 @@ std::uint64_t file_checksum(const std::filesystem::path& file) {
   return h;
 }
 
-std::uint64_t folder_checksum(const std::filesystem::path& dir) {
+std::uint64_t folder_checksum(const std::filesystem::path& dir, std::span<const std::string_view> skip) {
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (entry.is_regular_file()) files.push_back(entry.path());
+    const std::string name = entry.path().filename().string();
+    if (entry.is_regular_file() && std::find(skip.begin(), skip.end(), name) == skip.end()) files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());
   std::uint64_t h = 0;

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -66,7 +67,8 @@ class BinaryReader {
 // A 64-bit checksum of a file's bytes (for files that a library reads on its own, whose
 // corruption we must catch before handing them over).
 std::uint64_t file_checksum(const std::filesystem::path& file);
-// The same over a folder's regular files, by name, names included.
-std::uint64_t folder_checksum(const std::filesystem::path& dir);
+// The same over a folder's regular files, by name, names included, leaving out those
+// named in `skip`.
+std::uint64_t folder_checksum(const std::filesystem::path& dir, std::span<const std::string_view> skip = {});
 
 }  // namespace geoalign::index

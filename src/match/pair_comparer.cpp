@@ -12,10 +12,19 @@ std::vector<float> PairComparer::features(std::string_view a, std::string_view b
   return features(parse(a), parse(b));
 }
 
-ParsedAddress PairComparer::parse(std::string_view address) const { return parser_.parse(compared_prefix(address)); }
+namespace {
+
+// The head was trained on chains that leave ambiguous levels empty: no guess.
+constexpr ParseOptions kCompared{.guess = false};
+
+}  // namespace
+
+ParsedAddress PairComparer::parse(std::string_view address) const {
+  return parser_.parse(compared_prefix(address), kCompared);
+}
 
 ParsedAddress PairComparer::complete(std::string_view address, std::vector<AddressElement> elements) const {
-  return parser_.complete(compared_prefix(address), std::move(elements));
+  return parser_.complete(compared_prefix(address), std::move(elements), kCompared);
 }
 
 std::vector<float> PairComparer::features(const ParsedAddress& a, const ParsedAddress& b) const {

@@ -24,7 +24,9 @@ class PairComparer {
 
   // The same in two steps, for callers that compare one address with many (search
   // rerank, dedup): parse each address once, then compare parses.
-  // features(parse(a), parse(b)) == features(a, b).
+  // features(parse(a), parse(b)) == features(a, b). Parses without the admin guess
+  // (ParseOptions::guess off): an ambiguous chain keeps only the levels its readings share,
+  // as the head was trained on, so dedup's regions and search's --region read the same.
   ParsedAddress parse(std::string_view address) const;
   std::vector<float> features(const ParsedAddress& a, const ParsedAddress& b) const;
   // A third step for one address compared with many: work out what the features read of

@@ -29,7 +29,8 @@ nlohmann::json explanation(const Explaining& state, const std::vector<float>& pa
                                                    kExplainedInputs)) {
     features.push_back({{"name", input.name}, {"value", input.value}, {"influence", input.influence}});
   }
-  return {{"parses", {parse_answer(scorer, state.pair.a), parse_answer(scorer, state.pair.b)}},
+  // The chains as the head compared them: without the admin guess.
+  return {{"parses", {parse_answer(scorer, state.pair.a, false), parse_answer(scorer, state.pair.b, false)}},
           {"features", std::move(features)}};
 }
 

@@ -40,9 +40,9 @@ const runtime::RequestKind& parse_kind() {
 
 bool can_parse(const runtime::PairScorer& scorer) { return scorer.folder().head != nullptr; }
 
-nlohmann::json parse_answer(const runtime::PairScorer& scorer, std::string_view normalized) {
+nlohmann::json parse_answer(const runtime::PairScorer& scorer, std::string_view normalized, bool guess) {
   if (!can_parse(scorer)) throw Error("this model has no parser");
-  return geo::parse_json(scorer.folder().head->comparer().parser().parse(normalized));
+  return geo::parse_json(scorer.folder().head->comparer().parser().parse(normalized, {.guess = guess}));
 }
 
 }  // namespace geoalign::serve

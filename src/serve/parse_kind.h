@@ -24,6 +24,8 @@ const runtime::RequestKind& parse_kind();
 bool can_parse(const runtime::PairScorer& scorer);
 
 // /v1/parse's answer for an address the model has already normalized. Needs can_parse().
-nlohmann::json parse_answer(const runtime::PairScorer& scorer, std::string_view normalized);
+// `guess` as ParseOptions::guess: /v1/parse guesses, as `geoalign parse` does; a match
+// explanation shows the chains the head compared, which do not.
+nlohmann::json parse_answer(const runtime::PairScorer& scorer, std::string_view normalized, bool guess = true);
 
 }  // namespace geoalign::serve

@@ -1,7 +1,8 @@
-// libFuzzer: arbitrary bytes as an address for the parser and the match head's pair
-// features, as a CoNLL file and as a term weights file. Invalid input may throw
-// geoalign::Error; anything else (a crash, another exception, an element outside the
-// text, a feature that is not finite) is a bug.
+// libFuzzer: arbitrary bytes as an address for the parser (with and without the admin
+// guess) and the match head's pair features, as a CoNLL file and as a term weights file.
+// Invalid input may throw geoalign::Error; anything else (a crash, another exception, an
+// element outside the text, a guess without an ambiguity, a feature that is not finite) is
+// a bug.
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -34,6 +35,8 @@ const geoalign::AddressParser& parser() {
     const auto dir = std::filesystem::temp_directory_path() / ("geoalign_fuzz_parser_" + std::to_string(getpid()));
     std::filesystem::create_directories(dir);
     std::ofstream(dir / geoalign::geo::kGazetteerFile) << kGazetteer;
+    // The prior of the admin guess: 朝阳区 alone is ambiguous, and guessed.
+    std::ofstream(dir / geoalign::geo::kPriorFile) << "110105\t3\n220104\t1\n2201\t1\n";
     std::istringstream gazetteer_in(kGazetteer), training_in(kTraining);
     const auto gazetteer = geoalign::geo::Gazetteer::parse(gazetteer_in, "fuzz gazetteer");
     std::vector<geoalign::geo::TaggedSequence> data;
@@ -64,6 +67,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::size_t length = geoalign::text::decode_utf8(input).size();
     for (const auto& e : parsed.elements) {
       if (e.start >= e.end || e.end > length) std::abort();
+    }
+    // A guess only beside an ambiguity, always with a reading; without guessing, the same
+    // elements and candidates and no guess.
+    const auto& admin = parsed.admin;
+    if (admin.guess && (!admin.ambiguous || admin.adcode.empty() || admin.guess->reading.empty())) std::abort();
+    if (admin.ambiguous && !admin.guess) std::abort();
+    const auto plain = parser().parse(input, {.guess = false});
+    if (plain.admin.guess || plain.admin.candidates != admin.candidates || plain.elements.size() != parsed.elements.size()) {
+      std::abort();
     }
     const auto other = parser().parse("北京市朝阳区建国路88号A栋12室");
     for (const auto& features : {geoalign::match::pair_features(parsed, other, term_weights()),

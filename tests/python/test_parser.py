@@ -37,3 +37,21 @@ def test_bad_text(parser, tmp_path):
         parser.parse("北京\udc80市")
     with pytest.raises(geoalign.GeoalignError):
         geoalign.Parser(tmp_path)
+
+
+def test_guess_fills_an_ambiguous_chain_and_can_be_turned_off(cli, parser):
+    address = "朝阳区建国路88号"  # Beijing's or Changchun's 朝阳区
+    guessed = parser.parse(address)["admin"]
+    assert guessed["ambiguous"] and len(guessed["candidates"]) == 2
+    assert guessed["guess"]["by"] in ("elements", "prior", "size")
+    assert guessed["guess"]["reading"] in guessed["candidates"]
+    assert guessed["adcode"] == guessed["guess"]["reading"].split(" ")[0]
+    assert guessed["district"] == "朝阳区"
+
+    plain_parser = geoalign.Parser(guess=False)
+    plain = plain_parser.parse(address)["admin"]
+    assert "guess" not in plain
+    assert plain["district"] is None and plain["adcode"] is None
+    assert plain["candidates"] == guessed["candidates"]
+    out = run_cli(cli, "parse", "--no-guess", "--model", str(MODEL / "parser"), stdin=address + "\n")
+    assert json.loads(out) == plain_parser.parse(address)
