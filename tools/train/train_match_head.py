@@ -21,7 +21,10 @@ Steps (fixed seeds):
      (0.1: it buys binary accuracy at a small cost on the three classes). Shenzhen labels
      only say same place or not: its non-matches join as not_match, and its matches take
      partial_match or exact_match from a first model fitted on CCKS alone (they are not
-     all exact: many name one place at different granularity);
+     all exact: many name one place at different granularity); region pairs join the
+     same way at weight 0.3 (tools/train/region_pairs.py: one place name in two cities,
+     which the CCKS pairs, each drawn from one city, almost never show, and one address
+     with and without its admin prefix);
   3. per-class logit offsets tuned on the dev split for macro-F1, folded into the bias;
   4. export to MODEL/match_head.json, then a check that geoalign's own scores equal
      scikit-learn's probabilities on the test split, and dev/test/Shenzhen figures
@@ -42,6 +45,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.ensemble import HistGradientBoostingClassifier
@@ -50,6 +54,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import data  # noqa: E402
+from region_pairs import region_pairs  # noqa: E402
 
 # Per kind of head: its file and the title of its section in TRAINING.txt.
 MATCH_HEAD = ("match_head.json", "match head")
@@ -79,6 +84,18 @@ def documents_in(weights_path):
     """How many addresses an existing term weights file counted (its first line)."""
     with open(weights_path, encoding="utf-8") as f:
         return int(f.readline().split("\t")[1])
+
+
+class SamePlacePairs(NamedTuple):
+    """Pairs labelled only same place (1) or not (0), each with its weight, that every fit
+    adds to the CCKS pairs it is given (step 2)."""
+    X: np.ndarray
+    y: np.ndarray
+    weight: np.ndarray
+
+    @staticmethod
+    def join(parts):
+        return SamePlacePairs(*(np.concatenate(column) for column in zip(*parts)))
 
 
 def pair_table(geoalign, encoder_dir, parser_dir, weights_path, pairs_path, with_encoder):
@@ -130,27 +147,27 @@ def balanced_weights(labels):
     return (len(labels) / (3 * counts))[labels]
 
 
-def fit_head(new_model, X, y, X_binary, y_binary, binary_weight):
-    """CCKS pairs with class-balanced weights, plus binary same-place pairs (see step 2)."""
+def fit_head(new_model, X, y, extra):
+    """CCKS pairs with class-balanced weights, plus same-place pairs (see step 2)."""
     first = new_model().fit(X, y, sample_weight=balanced_weights(y))
-    p = first.predict_proba(X_binary)
-    pseudo = np.where(y_binary == 0, 0, np.where(p[:, 2] > p[:, 1], 2, 1))
-    weights = np.concatenate([balanced_weights(y), np.full(len(pseudo), binary_weight)])
-    return new_model().fit(np.vstack([X, X_binary]), np.concatenate([y, pseudo]), sample_weight=weights)
+    p = first.predict_proba(extra.X)
+    pseudo = np.where(extra.y == 0, 0, np.where(p[:, 2] > p[:, 1], 2, 1))
+    return new_model().fit(np.vstack([X, extra.X]), np.concatenate([y, pseudo]),
+                           sample_weight=np.concatenate([balanced_weights(y), extra.weight]))
 
 
-def cross_validated(new_model, X, y, groups, X_binary, y_binary, binary_weight):
+def cross_validated(new_model, X, y, groups, extra):
     """Out-of-fold predictions over all CCKS pairs; offsets tuned once on all of them."""
     oof = np.zeros((len(y), 3))
     for k in range(5):
         fit, held = groups != k, groups == k
-        m = fit_head(new_model, X[fit], y[fit], X_binary, y_binary, binary_weight)
+        m = fit_head(new_model, X[fit], y[fit], extra)
         oof[held] = np.log(m.predict_proba(X[held]) + 1e-9)
     raw = data.macro_f1(y, oof.argmax(1))[0]
     tuned, a, b = tune_offsets(y, oof)
     folds = [data.macro_f1(y[groups == k], (oof[groups == k] + [0, a, b]).argmax(1))[0] for k in range(5)]
-    return (f"  5-fold CV over all {len(y)} CCKS pairs (+ Shenzhen train in every fold): macro-F1 {raw:.4f} at "
-            f"argmax, {tuned:.4f} with offsets ({a}, {b}); per fold {[round(f, 4) for f in folds]}\n")
+    return (f"  5-fold CV over all {len(y)} CCKS pairs (+ Shenzhen train and region pairs in every fold): "
+            f"macro-F1 {raw:.4f} at argmax, {tuned:.4f} with offsets ({a}, {b}); per fold {[round(f, 4) for f in folds]}\n")
 
 
 def binary_f1(gold, match):
@@ -173,6 +190,11 @@ def main():
     ap.add_argument("--shenzhen-weight", type=float, default=0.1,
                     help="weight of each Shenzhen pair against a class-balanced CCKS pair: more helps binary "
                          "same-place decisions, less the three CCKS classes")
+    ap.add_argument("--region-pairs", type=int, default=3000,
+                    help="pairs of one place name in two cities, and as many of one address with and without its "
+                         "admin prefix (tools/train/region_pairs.py)")
+    ap.add_argument("--region-weight", type=float, default=0.3,
+                    help="weight of each region pair against a class-balanced CCKS pair")
     ap.add_argument("--cv", action="store_true",
                     help="also report 5-fold cross-validated macro-F1 over all CCKS pairs (folds by query address)")
     ap.add_argument("--without-encoder", action="store_true",
@@ -196,6 +218,13 @@ def main():
                                                 with_encoder)
         Xs, ys, split_s, _, _ = pair_table(args.geoalign, encoder_only, parser_dir, weights_path, data.SHENZHEN,
                                            with_encoder)
+        Xr, yr = np.zeros((0, X.shape[1]), dtype=X.dtype), np.zeros(0, dtype=y.dtype)
+        if args.region_pairs:
+            regional = region_pairs(args.geoalign, parser_dir, data.NER_TRAIN, args.region_pairs, args.seed)
+            with tempfile.NamedTemporaryFile("w", suffix=".tsv", encoding="utf-8") as f:
+                f.writelines(f"{a}\t{b}\t{label}\n" for a, b, label in regional)
+                f.flush()
+                Xr, yr = pair_table(args.geoalign, encoder_only, parser_dir, weights_path, f.name, with_encoder)[:2]
     train, dev, test = split == "train", split == "dev", split == "test"
 
     def new_model():
@@ -204,7 +233,9 @@ def main():
                                               l2_regularization=args.l2, early_stopping=False, random_state=args.seed)
 
     sz_train = split_s == "train"
-    clf = fit_head(new_model, X[train], y[train], Xs[sz_train], ys[sz_train], args.shenzhen_weight)
+    extra = SamePlacePairs.join([(Xs[sz_train], ys[sz_train], np.full(int(sz_train.sum()), args.shenzhen_weight)),
+                                 (Xr, yr, np.full(len(yr), args.region_weight))])
+    clf = fit_head(new_model, X[train], y[train], extra)
 
     best = tune_offsets(y[dev], np.log(clf.predict_proba(X[dev]) + 1e-9))
     offsets = [0.0, best[1], best[2]]
@@ -240,13 +271,14 @@ def main():
     max_diff = float(np.abs(ours - theirs).max())
 
     report = (f"{title}: {len(trees)} trees on {len(names)} features, trained on {int(train.sum())} CCKS train pairs "
-              f"+ {int(sz_train.sum())} Shenzhen train pairs (weight {args.shenzhen_weight}) in {time.time() - start:.0f} s, term weights over {documents} addresses, seed {args.seed}; offsets {offsets[1:]} (partial, exact) tuned on dev\n"
+              f"+ {int(sz_train.sum())} Shenzhen train pairs (weight {args.shenzhen_weight}) + {len(yr)} region "
+              f"pairs (weight {args.region_weight}) in {time.time() - start:.0f} s, term weights over {documents} addresses, seed {args.seed}; offsets {offsets[1:]} (partial, exact) tuned on dev\n"
               f"  ccks dev: macro-F1 {dev_f1:.4f} per class {[round(c, 4) for c in dev_classes]} ({int(dev.sum())} pairs)\n"
               f"  ccks test: macro-F1 {test_f1:.4f} per class {[round(c, 4) for c in test_classes]} ({int(test.sum())} pairs)\n"
               f"  shenzhen test: binary F1 {sz_f1:.4f} ({int(sz_test.sum())} pairs, partial or exact = match)\n"
               f"  geoalign vs scikit-learn probabilities on ccks test: max |diff| {max_diff:.2e}\n")
     if args.cv:
-        report += cross_validated(new_model, X, y, groups, Xs[sz_train], ys[sz_train], args.shenzhen_weight)
+        report += cross_validated(new_model, X, y, groups, extra)
     print(report, end="")
     # Other sections (the encoder's, the other heads') stay; an earlier report of this
     # head, its first line and the indented lines under it, is replaced in place.
