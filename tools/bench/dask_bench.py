@@ -11,9 +11,9 @@ it; it also reports pairwise F1 of the Dask clusters against the labels (2 = mat
 ignored when the file has a 2, else 1 = match; 0 = non-match).
 
 Each setup runs on a LocalCluster of worker processes: 1 worker, then 2, each with one
-Dask thread (a one-thread worker's task uses all the cores it is given). A small warm-up job loads the model on every worker first,
-so the figures are steady-state rows/s, as the CLI's own timing leaves its model load
-out. Needs the installed package (pip install .) and build/release/geoalign.
+Dask thread (a one-thread worker's task uses all the cores it is given). A small warm-up
+job loads the model on every worker first, so the figures are steady-state rows/s, as
+the CLI's own timing leaves its model load out. Needs the installed package (pip install .) and build/release/geoalign.
 """
 from __future__ import annotations
 

@@ -37,7 +37,7 @@ def parsed(geoalign, parser_dir, texts):
 
 
 class Place:
-    """What the pairs need of one parsed address, or None where it lacks any of it."""
+    """What the pairs need of one parsed address; usable is False where it lacks any of it."""
 
     def __init__(self, parse):
         elements, admin = parse["elements"], parse["admin"]
@@ -63,8 +63,8 @@ def region_pairs(geoalign, parser_dir, ner_path, n, seed=0):
     places = [p for p in map(Place, parsed(geoalign, parser_dir, ner_addresses(ner_path))) if p.usable]
     rng = random.Random(seed)
     different, same = [], []
-    for _ in range(20 * n):
-        if len(different) == n or len(places) < 2:
+    for _ in range(20 * n if len(places) >= 2 else 0):
+        if len(different) == n:
             break
         a, b = rng.sample(places, 2)
         if a.city == b.city or a.road == b.road or a.poi in b.before_poi or not b.before_poi:
