@@ -41,6 +41,7 @@ constexpr const char* kCurrent =
     "3301\tcity\t杭州市\t33\n"
     "330102\tdistrict\t上城区\t3301\n"
     "330102014\ttown\t四季青街道\t330102\n"
+    "330102018\ttown\t九堡街道\t330102\n"
     "330105\tdistrict\t拱墅区\t3301\n"
     "330106\tdistrict\t西湖区\t3301\n"
     "330109\tdistrict\t萧山区\t3301\n"
@@ -48,6 +49,9 @@ constexpr const char* kCurrent =
     "330114001\ttown\t下沙街道\t330114\n"
     "3302\tcity\t宁波市\t33\n"
     "330212\tdistrict\t鄞州区\t3302\n"
+    "3304\tcity\t嘉兴市\t33\n"
+    "330481\tdistrict\t海宁市\t3304\n"
+    "330481106\ttown\t丁桥镇\t330481\n"
     "3306\tcity\t绍兴市\t33\n"
     "330603\tdistrict\t柯桥区\t3306\n"
     "34\tprov\t安徽省\t\n"
@@ -55,9 +59,18 @@ constexpr const char* kCurrent =
     "340181\tdistrict\t巢湖市\t3401\n"
     "3402\tcity\t芜湖市\t34\n"
     "340281\tdistrict\t无为市\t3402\n"
+    "36\tprov\t江西省\t\n"
+    "3607\tcity\t赣州市\t36\n"
+    "360781\tdistrict\t瑞金市\t3607\n"
+    "360781103\ttown\t九堡镇\t360781\n"
+    "360781104\ttown\t丁桥镇\t360781\n"
     "44\tprov\t广东省\t\n"
     "4401\tcity\t广州市\t44\n"
-    "440104\tdistrict\t越秀区\t4401\n";
+    "440104\tdistrict\t越秀区\t4401\n"
+    "4409\tcity\t茂名市\t44\n"
+    "440902\tdistrict\t茂南区\t4409\n"
+    "440902108\ttown\t羊角镇\t440902\n"
+    "440904\tdistrict\t电白区\t4409\n";
 
 constexpr const char* kFormer =
     "# code\tlevel\tname\tparent_code\tuntil_year\tsuccessor_codes\thow\n"
@@ -70,7 +83,8 @@ constexpr const char* kFormer =
     "330204\tdistrict\t江东区\t3302\t2016\t330212\n"
     "330621\tdistrict\t绍兴县\t3306\t2013\t330603\n"
     "341422\tdistrict\t无为县\t3414\t2011\t340281\n"
-    "440102\tdistrict\t东山区\t4401\t2005\t440104\n";
+    "440102\tdistrict\t东山区\t4401\t2005\t440104\n"
+    "440903\tdistrict\t茂港区\t4409\t2014\t440904|440902\n";
 
 const Gazetteer& current() {
   static const Gazetteer g = [] {
@@ -101,7 +115,7 @@ AdminChain resolve(std::vector<AddressElement> elements) { return resolve_admin(
 
 TEST(HistoricalDivisions, LoadsFullAndShortNamesParentsAndSuccessors) {
   const auto& h = former();
-  ASSERT_EQ(h.divisions().size(), 10u);
+  ASSERT_EQ(h.divisions().size(), 11u);
   EXPECT_EQ(codes_of(h.lookup(U"江干区")), std::vector<std::string>{"330104"});
   EXPECT_EQ(codes_of(h.lookup(U"江干")), std::vector<std::string>{"330104"});
   EXPECT_EQ(codes_of(h.lookup(U"城区")), (std::vector<std::string>{"140202", "140402"}));
@@ -113,6 +127,13 @@ TEST(HistoricalDivisions, LoadsFullAndShortNamesParentsAndSuccessors) {
   EXPECT_EQ(current().division(jianggan.parent).name, "杭州市");
   ASSERT_EQ(jianggan.successors.size(), 2u);
   EXPECT_EQ(current().division(jianggan.successors[1]).name, "钱塘区");
+  EXPECT_TRUE(jianggan.partial_successors.empty());
+  // After '|': the divisions that took only a part (茂港区's 羊角镇, now in 茂南区).
+  const FormerDivision& maogang = h.division(h.lookup(U"茂港区")[0]);
+  ASSERT_EQ(maogang.successors.size(), 1u);
+  EXPECT_EQ(current().division(maogang.successors[0]).name, "电白区");
+  ASSERT_EQ(maogang.partial_successors.size(), 1u);
+  EXPECT_EQ(current().division(maogang.partial_successors[0]).name, "茂南区");
   // 无为县's parent is a former prefecture, a row of the file.
   const FormerDivision& wuwei = h.division(h.lookup(U"无为县")[0]);
   EXPECT_EQ(wuwei.parent, -1);
@@ -145,6 +166,10 @@ TEST(HistoricalDivisions, MalformedRowsNameTheLine) {
   expect_error("330103\tdistrict\t下城区\t3301\t21\t330105\n", "h.tsv:1: until_year \"21\"");
   expect_error("330103\tdistrict\t下城区\t3301\t2021\t\n", "h.tsv:1: no successor_codes");
   expect_error("330103\tdistrict\t下城区\t3301\t2021\t330105,999999\n", "h.tsv:1: successor 999999 is not a current");
+  expect_error("330103\tdistrict\t下城区\t3301\t2021\t330105|999999\n", "h.tsv:1: successor 999999 is not a current");
+  expect_error("330103\tdistrict\t下城区\t3301\t2021\t330105|\n", "h.tsv:1: successor_codes \"330105|\" is not");
+  expect_error("330103\tdistrict\t下城区\t3301\t2021\t|330105\n", "h.tsv:1: successor_codes \"|330105\" is not");
+  expect_error("330103\tdistrict\t下城区\t3301\t2021\t330105|330102|330114\n", "h.tsv:1: successor_codes");
   expect_error("330103\tdistrict\t\t3301\t2021\t330105\n", "h.tsv:1: empty code, name or parent_code");
   expect_error(ok + ok, "h.tsv:2: duplicate 330103 下城区");
   expect_error("330103\tdistrict\t下\xff\t3301\t2021\t330105\n", "h.tsv:1: invalid UTF-8");
@@ -200,6 +225,51 @@ TEST(HistoricalResolver, SeveralSuccessorsLeaveTheLevelOpenUnlessATownPicksOne) 
   EXPECT_EQ(town.adcode, "330102014");
   ASSERT_EQ(town.historical.size(), 1u);
   EXPECT_EQ(town.historical[0].name, "江干区");
+}
+
+// An unambiguous chain ending at `adcode`, which notes the one former name `former`.
+void expect_read_through(const AdminChain& a, const std::string& adcode, const std::string& former) {
+  EXPECT_FALSE(a.ambiguous);
+  EXPECT_EQ(a.adcode, adcode);
+  ASSERT_EQ(a.historical.size(), 1u);
+  EXPECT_EQ(a.historical[0].name, former);
+}
+
+TEST(HistoricalResolver, APartialSuccessorHoldsOnlyTheTownsItTook) {
+  // 茂港区 went to 电白区; its 羊角镇 has since moved on to 茂南区.
+  const auto alone = resolve({element("district", "茂港区"), element("road", "人民路")});
+  EXPECT_EQ(alone.adcode, "440904");
+  ASSERT_EQ(alone.historical.size(), 1u);
+  EXPECT_EQ(alone.historical[0].now, (std::vector<std::string>{"电白区", "茂南区"}));
+  EXPECT_EQ(alone.historical[0].now_codes, (std::vector<std::string>{"440904", "440902"}));
+  const auto town = resolve({element("district", "茂港区"), element("town", "羊角镇")});
+  expect_read_through(town, "440902108", "茂港区");
+  ASSERT_TRUE(town.district);
+  EXPECT_EQ(town.district->name, "茂南区");
+  EXPECT_FALSE(town.district->inferred);  // the former name named it
+}
+
+TEST(HistoricalResolver, ATownThatBecameAStreetIsFoundByItsStem) {
+  // 江干区's 九堡镇 is 九堡街道 now, while 瑞金's 九堡镇 still is one. Alone, the name as
+  // written wins; beside 江干区 the street explains both elements.
+  const auto alone = resolve({element("town", "九堡镇")});
+  EXPECT_EQ(alone.adcode, "360781103");
+  const auto jianggan = resolve({element("district", "江干区"), element("town", "九堡镇")});
+  expect_read_through(jianggan, "330102018", "江干区");
+  ASSERT_TRUE(jianggan.town && jianggan.district);
+  EXPECT_EQ(jianggan.town->name, "九堡街道");
+  EXPECT_FALSE(jianggan.town->inferred);
+  EXPECT_EQ(jianggan.district->name, "上城区");
+}
+
+TEST(HistoricalResolver, ANameOfOnePlaceOutweighsANameOfSeveral) {
+  // 丁桥镇 names towns in 海宁 and 瑞金, neither in 江干区's successors; 江干区 names one
+  // former district. The address is in 杭州, its district open between the successors.
+  expect_read_through(resolve({element("district", "江干区"), element("town", "丁桥镇")}), "3301", "江干区");
+  // A town of one place is as specific as the district, and current: the town decides.
+  const auto one = resolve({element("district", "江干区"), element("town", "羊角镇")});
+  EXPECT_EQ(one.adcode, "440902108");
+  EXPECT_TRUE(one.historical.empty());
 }
 
 TEST(HistoricalResolver, NeverOverACurrentDivisionOfTheName) {

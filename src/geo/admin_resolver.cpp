@@ -1,6 +1,7 @@
 #include "geo/admin_resolver.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <tuple>
 
@@ -37,12 +38,22 @@ std::int32_t named_as(std::int32_t division, const Gazetteer& g) {
   return d.placeholder && d.parent >= 0 ? d.parent : division;
 }
 
+using SuccessorOf = std::pair<std::int32_t, std::int32_t>;  // (current successor, former division)
+
 // What one admin element could name: current divisions, and the current successors of
 // former divisions of that name.
 struct Reading {
-  std::vector<std::int32_t> current;                          // sorted
-  std::vector<std::pair<std::int32_t, std::int32_t>> former;  // (successor, former division), sorted
+  std::vector<std::int32_t> current;  // sorted
+  // Towns named by the element's stem with another suffix (九堡镇: 九堡街道), as towns
+  // become streets: they count as current names, below the exact ones. Sorted.
+  std::vector<std::int32_t> renamed;
+  std::vector<SuccessorOf> former;   // sorted
+  std::vector<SuccessorOf> partial;  // partial successors (sorted): explain, never candidates
   AdminLevel tagged = AdminLevel::Prov;
+  // 1 / the number of places the element names: how much explaining it is worth
+  // where readings explain different elements (江干区, one former district, against
+  // 高桥镇, ten towns).
+  double specificity = 0;
 };
 
 // How a candidate's chain explains a reading.
@@ -50,21 +61,47 @@ struct Explanation {
   bool any = false;
   bool current = false;   // through a current name
   bool at_level = false;  // by a division (or former division) at the level the element was tagged at
+  bool exact = false;     // by the name as written (not a town's renamed stem)
   std::int32_t former = -1;
 };
+
+const SuccessorOf* find_successor(const std::vector<SuccessorOf>& list, std::int32_t d) {
+  const auto it = std::lower_bound(list.begin(), list.end(), SuccessorOf{d, -1});
+  return it != list.end() && it->first == d ? &*it : nullptr;
+}
 
 Explanation explain(const std::vector<std::int32_t>& chain, const Reading& r, const Gazetteer& g,
                     const HistoricalDivisions* historical) {
   for (const auto d : chain) {
-    if (std::binary_search(r.current.begin(), r.current.end(), d)) return {true, true, g.division(d).level == r.tagged, -1};
+    if (std::binary_search(r.current.begin(), r.current.end(), d)) return {true, true, g.division(d).level == r.tagged, true, -1};
   }
   for (const auto d : chain) {
-    const auto it = std::lower_bound(r.former.begin(), r.former.end(), std::pair<std::int32_t, std::int32_t>{d, -1});
-    if (it != r.former.end() && it->first == d) {
-      return {true, false, historical->division(it->second).level == r.tagged, it->second};
+    if (std::binary_search(r.renamed.begin(), r.renamed.end(), d)) return {true, true, g.division(d).level == r.tagged, false, -1};
+  }
+  for (const auto* list : {&r.former, &r.partial}) {
+    for (const auto d : chain) {
+      if (const SuccessorOf* s = find_successor(*list, d)) {
+        return {true, false, historical->division(s->second).level == r.tagged, true, s->second};
+      }
     }
   }
   return {};
+}
+
+// Towns the element's stem names under another suffix, not already among `current`.
+std::vector<std::int32_t> renamed_towns(const std::u32string& name, const std::vector<std::int32_t>& current,
+                                        const Gazetteer& g) {
+  std::vector<std::int32_t> out;
+  for (const auto& stem : short_names(name, AdminLevel::Town)) {
+    for (const auto d : g.lookup(stem)) {
+      if (g.division(d).level == AdminLevel::Town && !std::binary_search(current.begin(), current.end(), d)) {
+        out.push_back(d);
+      }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 }  // namespace
@@ -82,6 +119,8 @@ AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gaze
     const auto found = gazetteer.lookup(name);
     r.current.assign(found.begin(), found.end());
     std::sort(r.current.begin(), r.current.end());
+    if (r.tagged == AdminLevel::Town) r.renamed = renamed_towns(name, r.current, gazetteer);
+    std::size_t formers = 0;
     if (historical) {
       for (const auto f : historical->lookup(name)) {
         const FormerDivision& former = historical->division(f);
@@ -93,27 +132,40 @@ AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gaze
                              [&](std::int32_t s) { return gazetteer.is_ancestor_or_self(d, s); });
         });
         if (shadowed) continue;
+        ++formers;
         for (const auto s : former.successors) r.former.emplace_back(s, f);
+        for (const auto s : former.partial_successors) r.partial.emplace_back(s, f);
       }
       std::sort(r.former.begin(), r.former.end());
+      std::sort(r.partial.begin(), r.partial.end());
     }
-    if (r.current.empty() && r.former.empty()) continue;
+    // Renamed towns are second choices: they dilute only a name that has no exact match.
+    const std::size_t exact = r.current.size() + formers;
+    const std::size_t places = exact ? exact : r.renamed.size();
+    if (places == 0) continue;
+    r.specificity = 1.0 / static_cast<double>(places);
     readings.push_back(std::move(r));
   }
   AdminChain admin;
   if (readings.empty()) return admin;
 
-  // Elements the candidate explains, then how many of them by current names, then how
-  // many at the level they were tagged at: "朝阳区" tagged district is the district, not
-  // the street 朝阳区街道. Without former names the second count equals the first.
+  // Elements the candidate explains; then their specificity, summed (in millionths, so
+  // that equal sums compare equal); then how many of them by current names; then how many
+  // at the level they were tagged at: "朝阳区" tagged district is the district, not the
+  // street 朝阳区街道; then how many by the names as written. Without former or renamed
+  // names the third and fifth counts equal the first.
+  using Support = std::tuple<std::size_t, std::int64_t, std::size_t, std::size_t, std::size_t>;
   auto support = [&](std::int32_t candidate) {
     const auto chain = gazetteer.chain(candidate);
-    std::tuple<std::size_t, std::size_t, std::size_t> points{0, 0, 0};
+    Support points{0, 0, 0, 0, 0};
     for (const auto& r : readings) {
       const Explanation x = explain(chain, r, gazetteer, historical);
-      std::get<0>(points) += x.any;
-      std::get<1>(points) += x.current;
-      std::get<2>(points) += x.at_level;
+      if (!x.any) continue;
+      std::get<0>(points) += 1;
+      std::get<1>(points) += std::llround(r.specificity * 1e6);
+      std::get<2>(points) += x.current;
+      std::get<3>(points) += x.at_level;
+      std::get<4>(points) += x.exact;
     }
     return points;
   };
@@ -121,11 +173,12 @@ AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gaze
   std::vector<std::int32_t> candidates;
   for (const auto& r : readings) {
     candidates.insert(candidates.end(), r.current.begin(), r.current.end());
+    candidates.insert(candidates.end(), r.renamed.begin(), r.renamed.end());
     for (const auto& [successor, former] : r.former) candidates.push_back(successor);
   }
   std::sort(candidates.begin(), candidates.end());
   candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-  std::tuple<std::size_t, std::size_t, std::size_t> best_support{0, 0, 0};
+  Support best_support{0, 0, 0, 0, 0};
   std::vector<std::int32_t> best;
   for (const auto c : candidates) {
     const auto s = support(c);
@@ -193,6 +246,7 @@ AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gaze
       std::vector<std::int32_t> named;
       for (const auto& r : readings) {
         named.insert(named.end(), r.current.begin(), r.current.end());
+        named.insert(named.end(), r.renamed.begin(), r.renamed.end());
         for (const auto& [successor, former] : r.former) named.push_back(successor);
       }
       std::sort(named.begin(), named.end());
@@ -215,9 +269,12 @@ AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gaze
   auto named = [&](std::int32_t d) {
     for (std::size_t r = 0; r < readings.size(); ++r) {
       if (std::binary_search(readings[r].current.begin(), readings[r].current.end(), d)) return true;
+      if (std::binary_search(readings[r].renamed.begin(), readings[r].renamed.end(), d)) return true;
       if (former_of[r] < 0) continue;
-      const auto& successors = historical->division(former_of[r]).successors;
-      if (std::find(successors.begin(), successors.end(), d) != successors.end()) return true;
+      const FormerDivision& former = historical->division(former_of[r]);
+      for (const auto* successors : {&former.successors, &former.partial_successors}) {
+        if (std::find(successors->begin(), successors->end(), d) != successors->end()) return true;
+      }
     }
     return false;
   };
@@ -244,9 +301,11 @@ AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gaze
   for (const auto f : noted) {
     const FormerDivision& former = historical->division(f);
     HistoricalName h{admin_level_name(former.level), former.name, former.code, former.until_year, {}, {}};
-    for (const auto s : former.successors) {
-      h.now.push_back(gazetteer.division(named_as(s, gazetteer)).name);
-      h.now_codes.push_back(gazetteer.division(s).code);
+    for (const auto* successors : {&former.successors, &former.partial_successors}) {
+      for (const auto s : *successors) {
+        h.now.push_back(gazetteer.division(named_as(s, gazetteer)).name);
+        h.now_codes.push_back(gazetteer.division(s).code);
+      }
     }
     admin.historical.push_back(std::move(h));
   }

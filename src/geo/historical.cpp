@@ -73,12 +73,19 @@ HistoricalDivisions HistoricalDivisions::parse(std::istream& in, const std::stri
       throw Error(at_line(line_number) + ": until_year \"" + std::string(year) + "\" is not a year");
     }
     if (fields[5].empty()) throw Error(at_line(line_number) + ": no successor_codes");
-    for (const auto code : split(fields[5], ',')) {
-      const auto it = current_index.find(std::string(code));
-      if (it == current_index.end()) {
-        throw Error(at_line(line_number) + ": successor " + std::string(code) + " is not a current division");
+    const auto groups = split(fields[5], '|');
+    if (groups[0].empty() || groups.size() > 2 || (groups.size() == 2 && groups[1].empty())) {
+      throw Error(at_line(line_number) + ": successor_codes \"" + std::string(fields[5]) +
+                  "\" is not codes[|partial codes]");
+    }
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      for (const auto code : split(groups[g], ',')) {
+        const auto it = current_index.find(std::string(code));
+        if (it == current_index.end()) {
+          throw Error(at_line(line_number) + ": successor " + std::string(code) + " is not a current division");
+        }
+        (g == 0 ? d.successors : d.partial_successors).push_back(it->second);
       }
-      d.successors.push_back(it->second);
     }
     auto& same_code = rows_of_code[d.code];
     for (const auto other : same_code) {

@@ -24,6 +24,9 @@ struct FormerDivision {
   std::int32_t parent = -1;  // the parent's index in the Gazetteer when it is current, else -1
   int until_year = 0;
   std::vector<std::int32_t> successors;  // Gazetteer indices of the current divisions in its place
+  // Current divisions that took only a part of it (茂港区's 羊角镇, now in 茂南区): an address
+  // naming it reads there only where another element (the town) puts it there.
+  std::vector<std::int32_t> partial_successors;
 };
 
 // The vendored historical.tsv beside divisions.tsv: former divisions by their full and
@@ -33,7 +36,8 @@ class HistoricalDivisions {
   HistoricalDivisions() = default;
 
   // Rows "code<TAB>level<TAB>name<TAB>parent_code<TAB>until_year<TAB>successor_codes[<TAB>...]"
-  // (successor codes comma-separated; further columns are notes); '#' lines are comments.
+  // (successor codes comma-separated, then optionally '|' and the partial successors' codes;
+  // further columns are notes); '#' lines are comments.
   // Successors must be divisions of `current`, and a parent either a division of `current`
   // or a row of the file, one level up. Throws Error naming the source and line otherwise.
   static HistoricalDivisions load(const std::filesystem::path& tsv, const Gazetteer& current);

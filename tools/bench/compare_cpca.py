@@ -100,6 +100,11 @@ def agrees(name, span, level):
     return bool(stem) and stem == short_names(span, level)
 
 
+def is_right(got, span, level):
+    """The tool's name for the level agrees with the span, or its former name there does."""
+    return agrees(got[level], span, level) or agrees(got["former"].get(level), span, level)
+
+
 def geoalign_parse(binary, model, texts, guess):
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "addresses.txt")
@@ -176,7 +181,7 @@ def score(data, results):
                 continue
             named += 1
             span = spans[level]
-            if agrees(got[level], span, level) or got["former"].get(level) == span:
+            if is_right(got, span, level):
                 right += 1
             elif got[level]:
                 wrong += 1
@@ -218,7 +223,7 @@ def main():
             print(f"## {name}: {args.failures} wrong or empty")
             for (text, spans), got in zip(data, results):
                 span = spans.get(args.failures)
-                if span and not (agrees(got[args.failures], span, args.failures) or got["former"].get(args.failures) == span):
+                if span and not is_right(got, span, args.failures):
                     print(f"{text}\t{span}\t{got[args.failures]}")
         return
     if args.json:

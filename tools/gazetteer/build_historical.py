@@ -54,9 +54,15 @@ How the table is derived:
      One name with the same successors under two codes keeps the later row only.
      Rows with no successor by any rule are reported (--report) and left out.
 
+  4. Partial successors: current counties that took only some of its towns (江干区's 石桥街道,
+     now in 拱墅区), from the hand table or, where the statistics bureau listed its towns,
+     every other county of the prefecture that the towns rule finds one of them in. An
+     address naming the former division and such a town is read there; the former name
+     alone still reads as its successors.
+
 Output columns: code, level (city/district), name, parent_code (the parent at the time: a
 current code, or a historical row's), until_year, successor_codes (comma-separated current
-codes), how, last_listed, first_unlisted.
+codes; after '|', the partial successors), how, last_listed, first_unlisted.
 """
 import argparse
 import collections
@@ -112,6 +118,7 @@ HAND = {
     ("500234", "开县"): (["500154"], 2016),  # -> 开州区
     # Hebei
     ("130230", "唐海县"): (["130209"], 2012),  # -> 曹妃甸区
+    ("130721", "宣化县"): (["130705"], 2016, ["130702"]),  # into 宣化区; its 大仓盖镇, 东望山乡 to 桥东区 in 2017
     ("130603", "北市区"): (["130606"], 2015),  # 北市区, 南市区 -> 莲池区
     ("130604", "南市区"): (["130606"], 2015),
     # Heilongjiang
@@ -161,7 +168,7 @@ HAND = {
     ("440510", "河浦区"): (["440512"], 2003),
     ("440508", "金园区"): (["440511"], 2003),  # 金园, 升平 -> 金平区
     ("440509", "升平区"): (["440511"], 2003),
-    ("440903", "茂港区"): (["440904"], 2014),  # into 电白区
+    ("440903", "茂港区"): (["440904"], 2014, ["440902"]),  # into 电白区; its 羊角镇 to 茂南区 in 2017
     # Guangxi
     ("450331", "荔蒲县"): (["450381"], 2018),  # the older tables' spelling of 荔浦县 -> 荔浦市
     # Sichuan, Guizhou, Yunnan, Tibet
@@ -396,7 +403,9 @@ def derive(tables, report):
         found = sorted({c for c in within if level_of(c) == row["level"] and name_keys(cur[c]) & keys})
         return found if len(found) == 1 else None
 
-    def towns_rule(row, within):
+    def town_counts(row, within):
+        """Where the towns of the division's last statistics table are now: current county ->
+        towns matched by name to it alone (within the prefecture, where it has one)."""
         # The last statistics table listing the division, with its towns.
         for i in range(row["last_any"], -1, -1):
             t = tables[i]
@@ -416,10 +425,27 @@ def derive(tables, report):
                 found = found & allowed
             if len(found) == 1:
                 counts[next(iter(found))] += 1
+        return counts, len(towns)
+
+    def towns_rule(row, within):
+        got = town_counts(row, within)
+        if got is None:
+            return None
+        counts, n_towns = got
         matched = sum(counts.values())
-        if matched < 2 or matched * 5 < len(towns):
+        if matched < 2 or matched * 5 < n_towns:
             return None
         return sorted(c for c, n in counts.items() if n * 5 >= matched)
+
+    def partial_successors(row):
+        """Current counties that took some of its towns, beside its successors (江干区's
+        石桥街道, now in 拱墅区): any that the towns rule finds a town in."""
+        if row["level"] != "district":
+            return []
+        got = town_counts(row, [c for city in parent_cities(row["code"]) for c in cur_by_city.get(city, [])])
+        if got is None:
+            return []
+        return sorted(c for c in got[0] if c not in row["successors"])
 
     def town_name_rule(row, within):
         """The one current county in the prefecture with a town named after the old
@@ -445,7 +471,7 @@ def derive(tables, report):
     def resolve(row):
         code, name = row["code"], row["name"]
         if (code, name) in HAND:
-            successors, year = HAND[(code, name)]
+            successors, year = HAND[(code, name)][:2]
             return sorted(successors), "hand", year
         if code in cur and level_of(code) == row["level"] and not is_placeholder(cur[code]) and not reassigned(code):
             return [code], "same_code", None
@@ -491,6 +517,8 @@ def derive(tables, report):
         if "successors" not in row:
             missing.append(row)
             continue
+        hand = HAND.get((row["code"], row["name"]))
+        row["partial"] = sorted(hand[2]) if hand and len(hand) > 2 else partial_successors(row)
         # A name that is still its successor's name (a county moved to another prefecture,
         # 庐江县) resolves without this table.
         if any(cur.get(s) == row["name"] for s in row["successors"]):
@@ -532,6 +560,12 @@ def parent_code(row, tables, rows_by_code):
     return None
 
 
+def successor_field(row):
+    """Successor codes, comma-separated; then, after '|', those that took only part of it."""
+    field = ",".join(short_code(s) for s in row["successors"])
+    return field + ("|" + ",".join(short_code(s) for s in row["partial"]) if row["partial"] else "")
+
+
 def build(folder, out_path, report):
     tables = load_tables(folder)
     rows, missing = derive(tables, report)
@@ -543,6 +577,7 @@ def build(folder, out_path, report):
         "# code tables of the Ministry of Civil Affairs (GB/T 2260, 2002-12..2016-07, 2020-11) and the statistics",
         "# bureau (2016..2023). Regenerate: python3 tools/gazetteer/build_historical.py",
         "# until_year: the year the change took effect (how=hand) or of the first table no longer listing it.",
+        "# successor_codes: the current divisions in its place; after '|', those that took only a part (a few towns).",
         "# code\tlevel\tname\tparent_code\tuntil_year\tsuccessor_codes\thow\tlast_listed\tfirst_unlisted",
     ]
     n_parentless = 0
@@ -556,7 +591,7 @@ def build(folder, out_path, report):
         last_t, first_t = tables[row["last"]], tables[row["first_unlisted"]]
         year = row.get("year") or int(first_t.date[:4])
         body.append("\t".join([short_code(row["code"]), row["level"], row["name"], parent, str(year),
-                               ",".join(short_code(s) for s in row["successors"]), row["how"],
+                               successor_field(row), row["how"],
                                last_t.date, first_t.date]))
     os.makedirs(os.path.dirname(out_path), exist_ok=True)
     with open(out_path, "w", encoding="utf-8") as f:

@@ -88,7 +88,9 @@ def load_historical(path):
             if line.startswith("#"):
                 continue
             code, level, name, parent, until, successors = line.rstrip("\n").split("\t")[:6]
-            rows.append({"code": code, "level": level, "name": name, "successors": successors.split(",")})
+            # After '|': partial successors, which a former name alone does not read as.
+            rows.append({"code": code, "level": level, "name": name,
+                         "successors": successors.split("|")[0].split(",")})
     return rows
 
 
