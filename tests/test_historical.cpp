@@ -165,8 +165,10 @@ TEST(HistoricalDivisions, MalformedRowsNameTheLine) {
   expect_error("330103\tdistrict\t下城区\t3301\tlate\t330105\n", "h.tsv:1: until_year \"late\"");
   expect_error("330103\tdistrict\t下城区\t3301\t21\t330105\n", "h.tsv:1: until_year \"21\"");
   expect_error("330103\tdistrict\t下城区\t3301\t2021\t\n", "h.tsv:1: no successor_codes");
-  expect_error("330103\tdistrict\t下城区\t3301\t2021\t330105,999999\n", "h.tsv:1: successor 999999 is not a current");
-  expect_error("330103\tdistrict\t下城区\t3301\t2021\t330105|999999\n", "h.tsv:1: successor 999999 is not a current");
+  expect_error("330103\tdistrict\t下城区\t3301\t2021\t330105,999999\n", "h.tsv:1: successor \"999999\" is not a current");
+  expect_error("330103\tdistrict\t下城区\t3301\t2021\t330105|999999\n", "h.tsv:1: successor \"999999\" is not a current");
+  expect_error("330103\tdistrict\t下城区\t3301\t2021\t330105,,330102\n", "h.tsv:1: successor \"\" is not a current");
+  expect_error("330103\tdistrict\t下城区\t3301\t2021\t330105|330105\n", "h.tsv:1: successor 330105 listed twice");
   expect_error("330103\tdistrict\t下城区\t3301\t2021\t330105|\n", "h.tsv:1: successor_codes \"330105|\" is not");
   expect_error("330103\tdistrict\t下城区\t3301\t2021\t|330105\n", "h.tsv:1: successor_codes \"|330105\" is not");
   expect_error("330103\tdistrict\t下城区\t3301\t2021\t330105|330102|330114\n", "h.tsv:1: successor_codes");
@@ -235,13 +237,15 @@ void expect_read_through(const AdminChain& a, const std::string& adcode, const s
   EXPECT_EQ(a.historical[0].name, former);
 }
 
-TEST(HistoricalResolver, APartialSuccessorHoldsOnlyTheTownsItTook) {
+TEST(HistoricalResolver, APartialSuccessorReadsOnlyWhereAnotherElementPutsIt) {
   // 茂港区 went to 电白区; its 羊角镇 has since moved on to 茂南区.
   const auto alone = resolve({element("district", "茂港区"), element("road", "人民路")});
   EXPECT_EQ(alone.adcode, "440904");
   ASSERT_EQ(alone.historical.size(), 1u);
-  EXPECT_EQ(alone.historical[0].now, (std::vector<std::string>{"电白区", "茂南区"}));
-  EXPECT_EQ(alone.historical[0].now_codes, (std::vector<std::string>{"440904", "440902"}));
+  EXPECT_EQ(alone.historical[0].now, std::vector<std::string>{"电白区"});
+  EXPECT_EQ(alone.historical[0].now_codes, std::vector<std::string>{"440904"});
+  EXPECT_EQ(alone.historical[0].partly, std::vector<std::string>{"茂南区"});
+  EXPECT_EQ(alone.historical[0].partly_codes, std::vector<std::string>{"440902"});
   const auto town = resolve({element("district", "茂港区"), element("town", "羊角镇")});
   expect_read_through(town, "440902108", "茂港区");
   ASSERT_TRUE(town.district);
@@ -410,9 +414,18 @@ TEST_F(ShippedHistorical, JsonNamesTheFormerDivisionOnItsLevel) {
   EXPECT_TRUE(j["admin"]["district"].is_null());
   EXPECT_EQ(j["admin"]["ambiguous"], false);
   EXPECT_FALSE(parse_json(parser_->parse("杭州市上城区景芳路12号"))["admin"].contains("historical"));
-  // It fits the server's published schema.
+  // Partial successors, where there are any, and with them too it fits the server's
+  // published schema.
+  const auto maogang = parse_json(parser_->parse("广东省茂名市茂港区羊角镇爱群路29号"));
+  const auto& h = maogang["admin"]["historical"]["district"];
+  EXPECT_EQ(h["now"], nlohmann::json({"电白区"}));
+  EXPECT_EQ(h["partly"], nlohmann::json({"茂南区"}));
+  EXPECT_EQ(h["partly_codes"], nlohmann::json({"440902"}));
+  EXPECT_EQ(maogang["admin"]["district"], "茂南区");
   const auto doc = nlohmann::json::parse(serve::openapi_document());
-  EXPECT_EQ(schema_problems(doc["components"]["schemas"]["ParseResult"], j, doc), std::vector<std::string>{});
+  for (const auto& parsed : {j, maogang}) {
+    EXPECT_EQ(schema_problems(doc["components"]["schemas"]["ParseResult"], parsed, doc), std::vector<std::string>{});
+  }
 }
 
 // Pair features compare the chains by current codes: a former and a current name of one

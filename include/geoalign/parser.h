@@ -34,8 +34,9 @@ struct HistoricalName {
   std::string name;   // the former division's full name: 江干区
   std::string code;   // its code then: 330104
   int until = 0;      // the year it ceased to exist (docs/parsing.md: how exact)
-  // The current divisions in its place (上城区, 钱塘区), then any that took only a part of it.
-  std::vector<std::string> now, now_codes;
+  std::vector<std::string> now, now_codes;  // the current divisions in its place: 上城区, 钱塘区
+  // Current divisions that took only a part of it (茂港区: 茂南区, which has its 羊角镇).
+  std::vector<std::string> partly, partly_codes;
 };
 
 // An element of the address that ties a reading to one place: a name in it (西溪 in the POI

@@ -38,7 +38,8 @@ class Parser:
         "reading", "filled": [levels]}`` plus ``"evidence"`` or ``"share"``; ``"historical"``
         when the address uses a former division's name:
         ``{"district": {"name": "江干区", "code", "until": 2021, "now": ["上城区", "钱塘区"],
-        "now_codes"}}``). Offsets count code points of ``"text"``, the text parsed.
+        "now_codes"}}``, with ``"partly"`` and ``"partly_codes"`` where divisions took only a
+        part of it). Offsets count code points of ``"text"``, the text parsed.
 
         Args:
             text: the address; blank text gives an empty parse.

@@ -104,6 +104,27 @@ std::vector<std::int32_t> renamed_towns(const std::u32string& name, const std::v
   return out;
 }
 
+// How many places `divisions` (sorted) name, a division inside another of them counting
+// with it: 吉林 is the province 吉林省 and the city 吉林市 in it, one region. Long lists
+// (新村: hundreds of towns) are counted as they are; their share is near nothing anyway.
+std::size_t distinct_places(const std::vector<std::int32_t>& divisions, const Gazetteer& g) {
+  constexpr std::size_t kMaxCompared = 16;
+  if (divisions.size() > kMaxCompared) return divisions.size();
+  std::size_t places = 0;
+  for (const auto d : divisions) {
+    places += std::none_of(divisions.begin(), divisions.end(),
+                           [&](std::int32_t other) { return other != d && g.is_ancestor_or_self(other, d); });
+  }
+  return places;
+}
+
+// The successors of a former division that hold `d`, wholly or in part.
+bool holds_part(const FormerDivision& former, std::int32_t d) {
+  return std::find(former.successors.begin(), former.successors.end(), d) != former.successors.end() ||
+         std::find(former.partial_successors.begin(), former.partial_successors.end(), d) !=
+             former.partial_successors.end();
+}
+
 }  // namespace
 
 AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gazetteer& gazetteer,
@@ -140,8 +161,8 @@ AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gaze
       std::sort(r.partial.begin(), r.partial.end());
     }
     // Renamed towns are second choices: they dilute only a name that has no exact match.
-    const std::size_t exact = r.current.size() + formers;
-    const std::size_t places = exact ? exact : r.renamed.size();
+    const std::size_t exact = distinct_places(r.current, gazetteer) + formers;
+    const std::size_t places = exact ? exact : distinct_places(r.renamed, gazetteer);
     if (places == 0) continue;
     r.specificity = 1.0 / static_cast<double>(places);
     readings.push_back(std::move(r));
@@ -149,24 +170,26 @@ AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gaze
   AdminChain admin;
   if (readings.empty()) return admin;
 
-  // Elements the candidate explains; then their specificity, summed (in millionths, so
-  // that equal sums compare equal); then how many of them by current names; then how many
-  // at the level they were tagged at: "朝阳区" tagged district is the district, not the
-  // street 朝阳区街道; then how many by the names as written. Without former or renamed
-  // names the third and fifth counts equal the first.
+  // Elements the candidate explains; then their specificity, summed (rounded to
+  // millionths once, so that equal sums compare equal); then how many of them by current
+  // names; then how many at the level they were tagged at: "朝阳区" tagged district is the
+  // district, not the street 朝阳区街道; then how many by the names as written. Without
+  // former or renamed names the third and fifth counts equal the first.
   using Support = std::tuple<std::size_t, std::int64_t, std::size_t, std::size_t, std::size_t>;
   auto support = [&](std::int32_t candidate) {
     const auto chain = gazetteer.chain(candidate);
     Support points{0, 0, 0, 0, 0};
+    double specificity = 0;
     for (const auto& r : readings) {
       const Explanation x = explain(chain, r, gazetteer, historical);
       if (!x.any) continue;
       std::get<0>(points) += 1;
-      std::get<1>(points) += std::llround(r.specificity * 1e6);
+      specificity += r.specificity;
       std::get<2>(points) += x.current;
       std::get<3>(points) += x.at_level;
       std::get<4>(points) += x.exact;
     }
+    std::get<1>(points) = std::llround(specificity * 1e6);
     return points;
   };
 
@@ -243,15 +266,8 @@ AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gaze
     if (guess) {
       // The most likely reading fills the levels, its own former names noted as for an
       // unambiguous chain.
-      std::vector<std::int32_t> named;
-      for (const auto& r : readings) {
-        named.insert(named.end(), r.current.begin(), r.current.end());
-        named.insert(named.end(), r.renamed.begin(), r.renamed.end());
-        for (const auto& [successor, former] : r.former) named.push_back(successor);
-      }
-      std::sort(named.begin(), named.end());
-      named.erase(std::unique(named.begin(), named.end()), named.end());
-      GuessedReading guessed = guess_reading(deepest, elements, named, gazetteer, *guess);
+      // Every division the admin elements name is a candidate.
+      GuessedReading guessed = guess_reading(deepest, elements, candidates, gazetteer, *guess);
       guessed.guess.reading = describe(guessed.division, gazetteer);
       std::vector<std::int32_t> chain = gazetteer.chain(guessed.division);
       for (std::size_t i = shared.size(); i < chain.size(); ++i) {
@@ -270,11 +286,7 @@ AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gaze
     for (std::size_t r = 0; r < readings.size(); ++r) {
       if (std::binary_search(readings[r].current.begin(), readings[r].current.end(), d)) return true;
       if (std::binary_search(readings[r].renamed.begin(), readings[r].renamed.end(), d)) return true;
-      if (former_of[r] < 0) continue;
-      const FormerDivision& former = historical->division(former_of[r]);
-      for (const auto* successors : {&former.successors, &former.partial_successors}) {
-        if (std::find(successors->begin(), successors->end(), d) != successors->end()) return true;
-      }
+      if (former_of[r] >= 0 && holds_part(historical->division(former_of[r]), d)) return true;
     }
     return false;
   };
@@ -300,12 +312,14 @@ AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gaze
   });
   for (const auto f : noted) {
     const FormerDivision& former = historical->division(f);
-    HistoricalName h{admin_level_name(former.level), former.name, former.code, former.until_year, {}, {}};
-    for (const auto* successors : {&former.successors, &former.partial_successors}) {
-      for (const auto s : *successors) {
-        h.now.push_back(gazetteer.division(named_as(s, gazetteer)).name);
-        h.now_codes.push_back(gazetteer.division(s).code);
-      }
+    HistoricalName h{admin_level_name(former.level), former.name, former.code, former.until_year, {}, {}, {}, {}};
+    for (const auto s : former.successors) {
+      h.now.push_back(gazetteer.division(named_as(s, gazetteer)).name);
+      h.now_codes.push_back(gazetteer.division(s).code);
+    }
+    for (const auto s : former.partial_successors) {
+      h.partly.push_back(gazetteer.division(named_as(s, gazetteer)).name);
+      h.partly_codes.push_back(gazetteer.division(s).code);
     }
     admin.historical.push_back(std::move(h));
   }

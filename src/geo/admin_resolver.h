@@ -24,9 +24,10 @@ namespace geoalign::geo {
 // element puts the address there (茂港区羊角镇: 茂南区). A former name never counts where a
 // current division of the same name has the same parent, and between readings that explain
 // as many elements, as specific, those explaining more of them by current names win: a
-// former name only decides where no current reading explains the address as well. A tie among the successors
-// of one former division is not ambiguous: the chain stops above them, and
-// AdminChain::historical lists them.
+// former name decides only where it is the better evidence (江干区丁桥镇: one former
+// district against two towns elsewhere). A tie among the successors of one former division
+// is not ambiguous: the chain stops above them, and AdminChain::historical lists them, and
+// apart from them the partial successors.
 //
 // With `guess`, an ambiguous chain's levels are filled with the reading guess_reading()
 // picks (admin_guess.h), and AdminChain::guess says how; `ambiguous` and `candidates` are

@@ -82,7 +82,11 @@ HistoricalDivisions HistoricalDivisions::parse(std::istream& in, const std::stri
       for (const auto code : split(groups[g], ',')) {
         const auto it = current_index.find(std::string(code));
         if (it == current_index.end()) {
-          throw Error(at_line(line_number) + ": successor " + std::string(code) + " is not a current division");
+          throw Error(at_line(line_number) + ": successor \"" + std::string(code) + "\" is not a current division");
+        }
+        const auto listed = [&](const std::vector<std::int32_t>& v) { return std::find(v.begin(), v.end(), it->second) != v.end(); };
+        if (listed(d.successors) || listed(d.partial_successors)) {
+          throw Error(at_line(line_number) + ": successor " + std::string(code) + " listed twice");
         }
         (g == 0 ? d.successors : d.partial_successors).push_back(it->second);
       }

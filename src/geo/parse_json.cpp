@@ -49,11 +49,17 @@ nlohmann::json parse_json(const ParsedAddress& p) {
     admin["guess"] = std::move(guess);
   }
   // Only where the address uses a former name: {"district": {"name": "江干区", "code": "330104",
-  // "until": 2021, "now": ["上城区", "钱塘区"], "now_codes": ["330102", "330114"]}}.
+  // "until": 2021, "now": ["上城区", "钱塘区"], "now_codes": ["330102", "330114"]}}, and
+  // "partly"/"partly_codes" where divisions took only a part of it.
   if (!a.historical.empty()) {
     nlohmann::json historical = nlohmann::json::object();
     for (const auto& h : a.historical) {
-      historical[h.level] = {{"name", h.name}, {"code", h.code}, {"until", h.until}, {"now", h.now}, {"now_codes", h.now_codes}};
+      nlohmann::json& entry = historical[h.level];
+      entry = {{"name", h.name}, {"code", h.code}, {"until", h.until}, {"now", h.now}, {"now_codes", h.now_codes}};
+      if (!h.partly.empty()) {
+        entry["partly"] = h.partly;
+        entry["partly_codes"] = h.partly_codes;
+      }
     }
     admin["historical"] = historical;
   }

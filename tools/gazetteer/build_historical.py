@@ -54,8 +54,8 @@ How the table is derived:
      One name with the same successors under two codes keeps the later row only.
      Rows with no successor by any rule are reported (--report) and left out.
 
-  4. Partial successors: current counties that took only some of its towns (江干区's 石桥街道,
-     now in 拱墅区), from the hand table or, where the statistics bureau listed its towns,
+  4. Partial successors: current counties that took only some of its towns (茂港区's 羊角镇,
+     now in 茂南区), from the hand table or, where the statistics bureau listed its towns,
      every other county of the prefecture that the towns rule finds one of them in. An
      address naming the former division and such a town is read there; the former name
      alone still reads as its successors.
@@ -438,8 +438,8 @@ def derive(tables, report):
         return sorted(c for c, n in counts.items() if n * 5 >= matched)
 
     def partial_successors(row):
-        """Current counties that took some of its towns, beside its successors (江干区's
-        石桥街道, now in 拱墅区): any that the towns rule finds a town in."""
+        """Current counties that took some of its towns, beside its successors (南郊区 of
+        大同, now 云冈区 and 平城区, has a town in 新荣区 too): any that the towns rule finds a town in."""
         if row["level"] != "district":
             return []
         got = town_counts(row, [c for city in parent_cities(row["code"]) for c in cur_by_city.get(city, [])])

@@ -145,8 +145,10 @@ def main():
             code = admin["adcode"][:6]
             used = admin.get("historical", {}).get("district")
             if used:
-                # Already a former name: back to the current one (one successor only).
-                if len(used["now_codes"]) != 1 or text not in (used["name"], short_name(used["name"])):
+                # Already a former name: back to the current one (one successor only, and
+                # the one the address is read in, not a partial successor: 茂港区羊角镇 is
+                # 茂南区, and 电白区羊角镇 would name two places).
+                if (used["now_codes"] != [code] or text not in (used["name"], short_name(used["name"]))):
                     continue
                 now = used["now"][0]
                 swapped = now if text == used["name"] else short_name(now)
