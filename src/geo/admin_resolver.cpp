@@ -118,7 +118,7 @@ std::size_t distinct_places(const std::vector<std::int32_t>& divisions, const Ga
   return places;
 }
 
-// The successors of a former division that hold `d`, wholly or in part.
+// Whether `d` holds the former division, wholly or in part.
 bool holds_part(const FormerDivision& former, std::int32_t d) {
   return std::find(former.successors.begin(), former.successors.end(), d) != former.successors.end() ||
          std::find(former.partial_successors.begin(), former.partial_successors.end(), d) !=

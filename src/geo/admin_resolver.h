@@ -26,8 +26,8 @@ namespace geoalign::geo {
 // as many elements, as specific, those explaining more of them by current names win: a
 // former name decides only where it is the better evidence (江干区丁桥镇: one former
 // district against two towns elsewhere). A tie among the successors of one former division
-// is not ambiguous: the chain stops above them, and AdminChain::historical lists them, and
-// apart from them the partial successors.
+// is not ambiguous: the chain stops above them, and AdminChain::historical lists them (the
+// partial successors apart, in `partly`).
 //
 // With `guess`, an ambiguous chain's levels are filled with the reading guess_reading()
 // picks (admin_guess.h), and AdminChain::guess says how; `ambiguous` and `candidates` are
