@@ -1,6 +1,8 @@
 """Pairs the labelled data lacks: one place name at two addresses in different cities, on
 different roads (安徽省阜阳市颍上县友谊东路79号招商华庭 against 乐平市中山中路333号招商华庭),
-and, beside each, one address with and without its admin prefix.
+and, beside each, one address with and without its admin prefix; one address against
+itself with its district swapped for another of the same city (南京市高淳区新桥村 against
+南京市六合区新桥村), and beside each, the same address from its district on.
 
 Every CCKS pair was drawn from one city's map search, so the labelled pairs almost never
 show two cities, and the head learned that a shared place name at the end of both
@@ -26,6 +28,7 @@ import random
 import subprocess
 
 from data import ner_addresses
+from gazetteer import Gazetteer, short_name
 
 ADMIN_TAGS = ("prov", "city", "district")
 
@@ -37,13 +40,23 @@ def parsed(geoalign, parser_dir, texts):
 
 
 class Place:
-    """What the pairs need of one parsed address; usable is False where it lacks any of it."""
+    """What the pairs need of one parsed address; usable is False where it lacks any of it
+    for the two-cities kind, district None where it lacks any of it for the other-district kind."""
 
     def __init__(self, parse):
         elements, admin = parse["elements"], parse["admin"]
         stated = any(e["tag"] in ADMIN_TAGS for e in elements)
         # A town alone (九堡镇) is read through today's divisions, which may no longer hold the one meant.
         self.city = admin["adcode"][:4] if admin["adcode"] and admin["city"] and stated else None
+        self.text = parse["text"]
+        district = next((e for e in elements if e["tag"] == "district"), None)
+        self.districts = sum(e["tag"] == "district" for e in elements)
+        # A current district, named in the text, with something below it to keep.
+        self.district = (district if self.city and district and admin["district"] and len(admin["adcode"]) == 6
+                         and not admin.get("historical") and elements[-1] is not district else None)
+        if self.district:
+            self.district_code = admin["adcode"]
+            self.district_name = admin["district"]
         poi = next((e for e in elements if e["tag"] == "poi"), None)
         road = next((e for e in elements if e["tag"] == "road"), None)
         self.usable = bool(self.city and poi and road and len(poi["text"]) >= 2)
@@ -60,7 +73,8 @@ class Place:
 def region_pairs(geoalign, parser_dir, ner_path, n, seed=0):
     """Up to n (addr1, addr2, match) pairs of each kind the module docstring describes; match
     is 1 for the same place, 0 for two."""
-    places = [p for p in map(Place, parsed(geoalign, parser_dir, ner_addresses(ner_path))) if p.usable]
+    places_all = [Place(parse) for parse in parsed(geoalign, parser_dir, ner_addresses(ner_path))]
+    places = [p for p in places_all if p.usable]
     rng = random.Random(seed)
     different, same = [], []
     for _ in range(20 * n if len(places) >= 2 else 0):
@@ -82,4 +96,53 @@ def region_pairs(geoalign, parser_dir, ner_path, n, seed=0):
     for i, (x, y, label) in enumerate(pairs):
         if rng.random() < 0.5:
             pairs[i] = (y, x, label)
+    # Its own generator, so that the kinds above stay the pairs they were.
+    return pairs + other_district_pairs(geoalign, parser_dir, places_all, n, random.Random(seed + 1))
+
+
+def other_district_pairs(geoalign, parser_dir, places, n, rng):
+    """Up to n pairs of one address against itself with its district swapped for another of
+    the same city, written full or short: 南京市高淳区新桥村 against 南京市六合区新桥村, or
+    against 六合新桥村; and beside each, the same place from its district on, its district
+    written full or short (南京市高淳区新桥村 against 高淳新桥村). The same road, number or
+    village in two districts is two places, as the CCKS annotators label it (not_match on
+    294 of the 378 pairs whose resolved districts differ, most of the 13 exact ones a former
+    name), but CCKS rarely shows it with the rest of the address equal, and the head learned
+    to trust the shared rest."""
+    gazetteer = Gazetteer()
+    siblings = {}
+    for code in gazetteer.by_level["district"]:
+        _, name, parent = gazetteer.rows[code]
+        siblings.setdefault(parent, []).append((code, name))
+    # One district element: an address that names its admin chain twice
+    # (浙江省金华市义乌市浙江省金华市婺城区...) would keep a district of its own after the swap.
+    candidates = [p for p in places if p.district and p.districts == 1 and len(siblings.get(p.city, ())) >= 2]
+    drafted = []
+    for a in rng.sample(candidates, min(n, len(candidates))):
+        d = a.district
+        code, name = rng.choice([s for s in siblings[a.city] if s[0] != a.district_code])
+        # Written full or short (六合区, 六合) at random on either side: district names that
+        # differ only in form are one district, and only the resolved district may decide.
+        other_name = name if rng.random() < 0.5 else short_name(name)
+        if short_name(name) in a.text:
+            continue
+        other = a.text[:d["start"]] + other_name + a.text[d["end"]:]
+        # Half against the whole other address, half against it from its district on.
+        other = other if rng.random() < 0.5 else other[d["start"]:]
+        drafted.append((a.text, other, code, 0))
+        # Beside it, the address against itself from its district on: otherwise a prefix
+        # on one side only, or a district written another way, would read as evidence of
+        # two places.
+        own_name = a.district_name if rng.random() < 0.5 else short_name(a.district_name)
+        same = own_name + a.text[d["end"]:]
+        if same != a.text:
+            drafted.append((a.text, same, a.district_code, 1))
+    # Only pairs whose second address the parser reads in the district meant: a short name
+    # another district shares, or a chain the rest contradicts, would teach the head that
+    # an equal rest means two places with nothing to tell them apart.
+    read = parsed(geoalign, parser_dir, [other for _, other, _, _ in drafted]) if drafted else []
+    pairs = []
+    for (text, other, code, match), parse in zip(drafted, read):
+        if parse["admin"]["adcode"] == code and not parse["admin"]["ambiguous"]:
+            pairs.append((text, other, match) if rng.random() < 0.5 else (other, text, match))
     return pairs

@@ -23,8 +23,9 @@ Steps (fixed seeds):
      partial_match or exact_match from a first model fitted on CCKS alone (they are not
      all exact: many name one place at different granularity); region pairs join the
      same way at weight 0.3 (tools/train/region_pairs.py: one place name in two cities,
-     which the CCKS pairs, each drawn from one city, almost never show, and one address
-     with and without its admin prefix);
+     which the CCKS pairs, each drawn from one city, almost never show, one address with
+     and without its admin prefix, and one address with its district swapped for
+     another of its city);
   3. per-class logit offsets tuned on the dev split for macro-F1, folded into the bias;
   4. export to MODEL/match_head.json, then a check that geoalign's own scores equal
      scikit-learn's probabilities on the test split, and dev/test/Shenzhen figures
@@ -191,8 +192,8 @@ def main():
                     help="weight of each Shenzhen pair against a class-balanced CCKS pair: more helps binary "
                          "same-place decisions, less the three CCKS classes")
     ap.add_argument("--region-pairs", type=int, default=3000,
-                    help="pairs of one place name in two cities, and as many of one address with and without its "
-                         "admin prefix (tools/train/region_pairs.py)")
+                    help="pairs of one place name in two cities, as many of one address with and without its "
+                         "admin prefix, and as many of one address in two districts (tools/train/region_pairs.py)")
     ap.add_argument("--region-weight", type=float, default=0.3,
                     help="weight of each region pair against a class-balanced CCKS pair")
     ap.add_argument("--cv", action="store_true",
