@@ -193,7 +193,8 @@ def main():
                          "same-place decisions, less the three CCKS classes")
     ap.add_argument("--region-pairs", type=int, default=3000,
                     help="pairs of one place name in two cities, as many of one address with and without its "
-                         "admin prefix, and as many of one address in two districts (tools/train/region_pairs.py)")
+                         "admin prefix, and as many of one address in two districts, each beside the address "
+                         "from its district on (tools/train/region_pairs.py)")
     ap.add_argument("--region-weight", type=float, default=0.3,
                     help="weight of each region pair against a class-balanced CCKS pair")
     ap.add_argument("--cv", action="store_true",
