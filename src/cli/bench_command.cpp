@@ -58,6 +58,21 @@ double percentile(std::vector<double> v, double p) {
   return v[std::min(v.size() - 1, static_cast<std::size_t>(p / 100.0 * static_cast<double>(v.size() - 1) + 0.5))];
 }
 
+// One thread's speed over `chars` characters of input: the median of at least five rounds
+// and one second, after an untimed round. One cold pass moved by 30% from run to run.
+template <typename Round>
+double chars_per_second_of_rounds(std::size_t chars, Round&& round) {
+  round();
+  std::vector<double> rounds;
+  const auto start = Clock::now();
+  while (rounds.size() < 5 || seconds_since(start) < 1.0) {
+    const auto t = Clock::now();
+    round();
+    rounds.push_back(static_cast<double>(chars) / seconds_since(t));
+  }
+  return percentile(rounds, 50);
+}
+
 }  // namespace
 
 int run_bench(int argc, char** argv, int first) {
@@ -100,15 +115,19 @@ int run_bench(int argc, char** argv, int first) {
     // Input preparation on one thread, measured apart from the model: tokenization alone
     // (normalize + WordPiece), then everything encode_pair does (with a match head, also
     // parsing both addresses and comparing them).
+    // Each is the median round over the input, after a first round that warms the caches.
     std::size_t chars = 0;
     for (const auto& p : pairs) chars += text::decode_utf8(p.a).size() + text::decode_utf8(p.b).size();
-    const auto tokenize_start = Clock::now();
-    for (const auto& p : pairs) scorer.tokenize(scorer.normalize(p.a, p.b));
-    tokenize_chars_per_second = static_cast<double>(chars) / seconds_since(tokenize_start);
+    if (tokenize_chars_per_second == 0) {  // the same in every precision
+      tokenize_chars_per_second = chars_per_second_of_rounds(chars, [&] {
+        for (const auto& p : pairs) scorer.tokenize(scorer.normalize(p.a, p.b));
+      });
+      prepare_chars_per_second = chars_per_second_of_rounds(chars, [&] {
+        for (const auto& p : pairs) scorer.encode_pair(p.a, p.b);
+      });
+    }
     std::vector<text::EncodedInput> encoded;
-    const auto prepare_start = Clock::now();
     for (const auto& p : pairs) encoded.push_back(scorer.encode_pair(p.a, p.b));
-    prepare_chars_per_second = static_cast<double>(chars) / seconds_since(prepare_start);
     const auto& config = scorer.folder().config.bert;
     const std::string name = precision_name(model::precision_of(precision));
     if (!peaks.contains(name)) peaks[name] = measure_gemm_gflops(config.hidden_size, config.intermediate_size, precision);
