@@ -2,10 +2,13 @@
 // completion, and the shipped parser on hand-checked addresses.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
 #include <map>
 #include <random>
 #include <sstream>
 
+#include "backend/cpu/isa.h"
 #include "geo/address_parser.h"
 #include "geo/address_tokens.h"
 #include "geo/admin_resolver.h"
@@ -193,6 +196,58 @@ TEST(Viterbi, FindsTheBestWellFormedSequence) {
     // Tempt it with an ill-formed start.
     emissions[inside_label(3)] = 50.0f;
     EXPECT_EQ(viterbi(emissions, transitions), brute_force(emissions, transitions)) << "trial " << trial;
+  }
+}
+
+// The textbook recursion, one label and one predecessor at a time; among equal scores the
+// lowest predecessor wins.
+std::vector<Label> plain_viterbi(const std::vector<float>& emissions, const std::vector<float>& transitions) {
+  constexpr std::size_t L = kNumLabels;
+  const float impossible = -std::numeric_limits<float>::infinity();
+  const std::size_t n = emissions.size() / L;
+  std::vector<float> score(n * L, impossible);
+  std::vector<Label> back(n * L, 0);
+  for (std::size_t y = 0; y < L; ++y) {
+    if (transition_allowed(std::nullopt, Label(y))) score[y] = transitions[L * L + y] + emissions[y];
+  }
+  for (std::size_t i = 1; i < n; ++i) {
+    for (std::size_t y = 0; y < L; ++y) {
+      float best = impossible;
+      for (std::size_t x = 0; x < L; ++x) {
+        if (!transition_allowed(Label(x), Label(y))) continue;
+        const float s = score[(i - 1) * L + x] + transitions[x * L + y];
+        if (s > best) {
+          best = s;
+          back[i * L + y] = Label(x);
+        }
+      }
+      if (best != impossible) score[i * L + y] = best + emissions[i * L + y];
+    }
+  }
+  std::vector<Label> labels(n);
+  labels[n - 1] = Label(std::max_element(&score[(n - 1) * L], &score[n * L]) - &score[(n - 1) * L]);
+  for (std::size_t i = n - 1; i > 0; --i) labels[i - 1] = back[i * L + labels[i]];
+  return labels;
+}
+
+TEST(Viterbi, MatchesThePlainRecursionOnEveryIsa) {
+  std::mt19937 rng(11);
+  std::normal_distribution<float> noise(0.0f, 2.0f);
+  std::uniform_int_distribution<int> coarse(-2, 2);
+  for (int trial = 0; trial < 60; ++trial) {
+    const std::size_t n = 1 + static_cast<std::size_t>(trial) % 40;
+    // Every third trial draws from a few values, so that paths tie.
+    const bool ties = trial % 3 == 0;
+    auto draw = [&] { return ties ? static_cast<float>(coarse(rng)) : noise(rng); };
+    std::vector<float> emissions(n * kNumLabels), transitions((kNumLabels + 1) * kNumLabels);
+    for (auto& e : emissions) e = draw();
+    for (auto& t : transitions) t = draw();
+    const auto want = plain_viterbi(emissions, transitions);
+    for (cpu::Isa isa : {cpu::Isa::Baseline, cpu::Isa::Avx2, cpu::Isa::Avx512Bf16}) {
+      cpu::limit_isa(isa);
+      EXPECT_EQ(viterbi(emissions, transitions), want) << cpu::isa_name(cpu::active_isa()) << ", trial " << trial;
+    }
+    cpu::limit_isa(cpu::Isa::Avx512Bf16);  // back to what the CPU supports
   }
 }
 

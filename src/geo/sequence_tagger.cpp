@@ -1,6 +1,7 @@
 #include "geo/sequence_tagger.h"
 
 #include <algorithm>
+#include <bitset>
 #include <bit>
 #include <cstring>
 #include <fstream>
@@ -55,8 +56,32 @@ SequenceTagger::SequenceTagger(std::vector<float> transitions, std::vector<Featu
 
 void SequenceTagger::build_index(const std::vector<std::uint64_t>& ids, const std::vector<std::uint32_t>& row_begin,
                                  const std::vector<Label>& labels, const std::vector<float>& weights) {
+  decoder_.emplace(transitions_);
+  dense_.clear();
   features_ = FlatU64Map<Range>(ids.size());
-  for (std::size_t i = 0; i < ids.size(); ++i) features_.emplace(ids[i], Range{row_begin[i], row_begin[i + 1]});
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    Range range;
+    range.begin = row_begin[i];
+    range.end = row_begin[i + 1];
+    for (std::uint32_t k = 0; k < kInline && range.begin + k < range.end; ++k) {
+      range.weight[k] = weights[range.begin + k];
+      range.label[k] = labels[range.begin + k];
+    }
+    // (A feature that lists a label twice keeps its sparse form: a dense row would add
+    // the two weights in another order.)
+    std::bitset<kNumLabels> voted;
+    bool once_each = true;
+    for (std::uint32_t e = range.begin; e < range.end && once_each; ++e) {
+      once_each = !voted.test(labels[e]);
+      voted.set(labels[e]);
+    }
+    if (range.end - range.begin >= kDenseFrom && once_each) {
+      range.dense = static_cast<std::uint32_t>(dense_.size() / kDenseWidth);
+      dense_.resize(dense_.size() + kDenseWidth, 0.0f);
+      for (std::uint32_t e = range.begin; e < range.end; ++e) dense_[range.dense * kDenseWidth + labels[e]] = weights[e];
+    }
+    features_.emplace(ids[i], range);
+  }
   entries_.resize(labels.size());
   for (std::size_t e = 0; e < entries_.size(); ++e) entries_[e] = Entry{weights[e], labels[e]};
 }
@@ -75,20 +100,35 @@ std::vector<float> SequenceTagger::emissions(const TokenFeatures& features) cons
   std::vector<const Range*> found(count);
   for (std::size_t f = 0; f < count; ++f) {
     found[f] = features_.find_from(features.ids[f], home[f]);
-    if (found[f]) __builtin_prefetch(&entries_[found[f]->begin]);
+    const Range* range = found[f];
+    if (!range) continue;
+    if (range->dense != kNoDenseRow) {
+      __builtin_prefetch(&dense_[range->dense * kDenseWidth]);
+    } else if (range->end - range->begin > kInline) {
+      __builtin_prefetch(&entries_[range->begin + kInline]);
+    }
   }
   for (std::size_t t = 0; t < features.tokens(); ++t) {
     float* row = &scores[t * kNumLabels];
     for (std::size_t f = features.begin[t]; f < features.begin[t + 1]; ++f) {
-      if (!found[f]) continue;
-      for (std::uint32_t e = found[f]->begin; e < found[f]->end; ++e) row[entries_[e].label] += entries_[e].weight;
+      const Range* range = found[f];
+      if (!range) continue;
+      if (range->dense != kNoDenseRow) {
+        const float* weights = &dense_[range->dense * kDenseWidth];
+#pragma omp simd
+        for (std::size_t y = 0; y < kNumLabels; ++y) row[y] += weights[y];
+        continue;
+      }
+      const std::uint32_t size = range->end - range->begin;
+      for (std::uint32_t k = 0; k < std::min(size, kInline); ++k) row[range->label[k]] += range->weight[k];
+      for (std::uint32_t e = range->begin + kInline; e < range->end; ++e) row[entries_[e].label] += entries_[e].weight;
     }
   }
   return scores;
 }
 
 std::vector<Label> SequenceTagger::tag(const TokenFeatures& features) const {
-  return viterbi(emissions(features), transitions_);
+  return viterbi(emissions(features), *decoder_);
 }
 
 void SequenceTagger::save(const std::filesystem::path& file) const {

@@ -1,60 +1,105 @@
 #include "geo/viterbi.h"
 
 #include <algorithm>
-#include <array>
 #include <limits>
+
+#include "backend/cpu/kernel_targets.h"
+#include "geoalign/error.h"
 
 namespace geoalign::geo {
 
-std::vector<Label> viterbi(std::span<const float> emissions, std::span<const float> transitions) {
-  constexpr std::size_t L = kNumLabels;
-  constexpr float kImpossible = -std::numeric_limits<float>::infinity();
+namespace {
+
+constexpr std::size_t L = kNumLabels;
+constexpr std::size_t kLanes = ViterbiTransitions::kBeginLanes;
+constexpr float kImpossible = -std::numeric_limits<float>::infinity();
+
+// Fills score and back for tokens 1..n-1. An impossible predecessor scores -inf and never
+// wins; a label with no possible predecessor stays impossible (score -inf, back 0).
+__attribute__((always_inline)) inline void forward(const float* emissions, std::size_t n,
+                                                   const ViterbiTransitions& t, float* score, Label* back) {
+  for (std::size_t i = 1; i < n; ++i) {
+    const float* previous = &score[(i - 1) * L];
+    float* current = &score[i * L];
+    Label* came_from = &back[i * L];
+    // B- labels: every predecessor, taken in order with a strict comparison so that the
+    // first best one wins, vectorized over the tags.
+    alignas(64) float best[kLanes];
+    alignas(64) std::int32_t from[kLanes];
+    std::fill_n(best, kLanes, kImpossible);
+    std::fill_n(from, kLanes, 0);
+    for (std::size_t x = 0; x < L; ++x) {
+      const float p = previous[x];
+      const float* into = t.into_begin(x);
+      const auto label = static_cast<std::int32_t>(x);
+#pragma omp simd aligned(best, from, into : 64)
+      for (std::size_t tag = 0; tag < kLanes; ++tag) {
+        const float candidate = p + into[tag];
+        const bool better = candidate > best[tag];
+        best[tag] = better ? candidate : best[tag];
+        from[tag] = better ? label : from[tag];
+      }
+    }
+    for (std::size_t tag = 0; tag < kNumTags; ++tag) {
+      const std::size_t b = begin_label(tag), in = inside_label(tag);
+      if (best[tag] != kImpossible) {
+        current[b] = best[tag] + emissions[i * L + b];
+        came_from[b] = static_cast<Label>(from[tag]);
+      }
+      // I- labels: their own tag's B- and I- labels only.
+      const float after_begin = previous[b] + t.weight(b, in);
+      const float after_inside = previous[in] + t.weight(in, in);
+      float inside = kImpossible;
+      Label inside_from = 0;
+      if (after_begin > inside) {
+        inside = after_begin;
+        inside_from = static_cast<Label>(b);
+      }
+      if (after_inside > inside) {
+        inside = after_inside;
+        inside_from = static_cast<Label>(in);
+      }
+      if (inside != kImpossible) {
+        current[in] = inside + emissions[i * L + in];
+        came_from[in] = inside_from;
+      }
+    }
+  }
+}
+
+using ForwardKernel = void (*)(const float*, std::size_t, const ViterbiTransitions&, float*, Label*);
+void forward_baseline(const float* e, std::size_t n, const ViterbiTransitions& t, float* s, Label* b) {
+  forward(e, n, t, s, b);
+}
+GEOALIGN_TARGET_AVX2 void forward_avx2(const float* e, std::size_t n, const ViterbiTransitions& t, float* s, Label* b) {
+  forward(e, n, t, s, b);
+}
+GEOALIGN_TARGET_AVX512 void forward_avx512(const float* e, std::size_t n, const ViterbiTransitions& t, float* s,
+                                           Label* b) {
+  forward(e, n, t, s, b);
+}
+
+}  // namespace
+
+ViterbiTransitions::ViterbiTransitions(std::span<const float> transitions) {
+  if (transitions.size() != weights_.size()) throw Error("viterbi: wrong number of transition weights");
+  std::copy(transitions.begin(), transitions.end(), weights_.begin());
+  into_begin_.fill(kImpossible);
+  for (std::size_t x = 0; x < L; ++x) {
+    for (std::size_t tag = 0; tag < kNumTags; ++tag) into_begin_[x * kLanes + tag] = weight(x, begin_label(tag));
+  }
+}
+
+std::vector<Label> viterbi(std::span<const float> emissions, const ViterbiTransitions& transitions) {
   const std::size_t n = emissions.size() / L;
   if (n == 0) return {};
-
   std::vector<float> score(n * L, kImpossible);
   std::vector<Label> back(n * L, 0);
   for (std::size_t y = 0; y < L; ++y) {
-    if (transition_allowed(std::nullopt, static_cast<Label>(y))) score[y] = transitions[L * L + y] + emissions[y];
+    if (transition_allowed(std::nullopt, static_cast<Label>(y))) score[y] = transitions.first(y) + emissions[y];
   }
-  // A B- label may follow any label; an I- label only the B- or I- label of its own tag
-  // (transition_allowed). So B- labels scan every predecessor, vectorized over a
-  // transposed copy of the transitions, and I- labels look at their two.
-  std::array<float, L * L> into;
-  for (std::size_t x = 0; x < L; ++x) {
-    for (std::size_t y = 0; y < L; ++y) into[y * L + x] = transitions[x * L + y];
-  }
-  std::array<float, L> candidates;
-  for (std::size_t i = 1; i < n; ++i) {
-    const float* previous = &score[(i - 1) * L];
-    for (std::size_t y = 0; y < L; ++y) {
-      // An impossible predecessor scores -inf and never wins; a label with no possible
-      // predecessor stays impossible.
-      float best = kImpossible;
-      std::size_t best_from = 0;
-      if (label_is_begin(static_cast<Label>(y))) {
-        // The maximum first, so that it vectorizes over all L, then the first
-        // predecessor that reaches it, as a scan with a strict comparison would pick.
-#pragma omp simd reduction(max : best)
-        for (std::size_t x = 0; x < L; ++x) {
-          candidates[x] = previous[x] + into[y * L + x];
-          best = std::max(best, candidates[x]);
-        }
-        while (best != kImpossible && candidates[best_from] != best) ++best_from;
-      } else {
-        for (std::size_t x = y - 1; x <= y; ++x) {
-          const float s = previous[x] + into[y * L + x];
-          if (s > best) {
-            best = s;
-            best_from = x;
-          }
-        }
-      }
-      if (best == kImpossible) continue;
-      score[i * L + y] = best + emissions[i * L + y];
-      back[i * L + y] = static_cast<Label>(best_from);
-    }
-  }
+  const ForwardKernel kernel = cpu::pick_kernel<ForwardKernel>(forward_baseline, forward_avx2, forward_avx512);
+  kernel(emissions.data(), n, transitions, score.data(), back.data());
   std::vector<Label> labels(n);
   std::size_t best_last = 0;
   for (std::size_t y = 1; y < L; ++y) {
@@ -63,6 +108,10 @@ std::vector<Label> viterbi(std::span<const float> emissions, std::span<const flo
   labels[n - 1] = static_cast<Label>(best_last);
   for (std::size_t i = n - 1; i > 0; --i) labels[i - 1] = back[i * L + labels[i]];
   return labels;
+}
+
+std::vector<Label> viterbi(std::span<const float> emissions, std::span<const float> transitions) {
+  return viterbi(emissions, ViterbiTransitions(transitions));
 }
 
 }  // namespace geoalign::geo

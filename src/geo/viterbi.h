@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <span>
 #include <vector>
@@ -8,9 +9,29 @@
 
 namespace geoalign::geo {
 
+// The transition weights (kNumLabels + 1) x kNumLabels, row kNumLabels scoring the first
+// label, laid out for decoding: built once per tagger rather than once per address.
+class ViterbiTransitions {
+ public:
+  explicit ViterbiTransitions(std::span<const float> transitions);
+
+  // A B- label may follow any label, so B- labels are scored for all tags at once: row x
+  // holds the weights from label x into each tag's B- label, padded with -inf.
+  static constexpr std::size_t kBeginLanes = 32;
+  static_assert(kNumTags <= kBeginLanes);
+  const float* into_begin(std::size_t from) const { return &into_begin_[from * kBeginLanes]; }
+  float weight(std::size_t from, std::size_t to) const { return weights_[from * kNumLabels + to]; }
+  float first(std::size_t label) const { return weights_[kNumLabels * kNumLabels + label]; }
+
+ private:
+  alignas(64) std::array<float, kNumLabels * kBeginLanes> into_begin_;
+  std::array<float, (kNumLabels + 1) * kNumLabels> weights_;
+};
+
 // Best label sequence under first-order scores, allowing only well-formed elements
-// (I-x after B-x or I-x). emissions: tokens x kNumLabels. transitions: (kNumLabels + 1)
-// x kNumLabels, row kNumLabels scoring the first label.
+// (I-x after B-x or I-x). emissions: tokens x kNumLabels. Among equal scores the lowest
+// predecessor label wins.
+std::vector<Label> viterbi(std::span<const float> emissions, const ViterbiTransitions& transitions);
 std::vector<Label> viterbi(std::span<const float> emissions, std::span<const float> transitions);
 
 }  // namespace geoalign::geo
