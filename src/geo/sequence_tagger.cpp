@@ -61,9 +61,10 @@ void SequenceTagger::build_index(const std::vector<std::uint64_t>& ids, const st
   features_ = FlatU64Map<Range>(ids.size());
   for (std::size_t i = 0; i < ids.size(); ++i) {
     Range range;
+    if (row_begin[i + 1] - row_begin[i] > 255) throw Error("tagger: a feature with more than 255 weights");
     range.begin = row_begin[i];
-    range.end = row_begin[i + 1];
-    for (std::uint32_t k = 0; k < kInline && range.begin + k < range.end; ++k) {
+    range.count = static_cast<std::uint8_t>(row_begin[i + 1] - row_begin[i]);
+    for (std::uint32_t k = 0; k < kInline && range.begin + k < range.end(); ++k) {
       range.weight[k] = weights[range.begin + k];
       range.label[k] = labels[range.begin + k];
     }
@@ -71,14 +72,14 @@ void SequenceTagger::build_index(const std::vector<std::uint64_t>& ids, const st
     // the two weights in another order.)
     std::bitset<kNumLabels> voted;
     bool once_each = true;
-    for (std::uint32_t e = range.begin; e < range.end && once_each; ++e) {
+    for (std::uint32_t e = range.begin; e < range.end() && once_each; ++e) {
       once_each = !voted.test(labels[e]);
       voted.set(labels[e]);
     }
-    if (range.end - range.begin >= kDenseFrom && once_each) {
+    if (range.count >= kDenseFrom && once_each) {
       range.dense = static_cast<std::uint32_t>(dense_.size() / kDenseWidth);
       dense_.resize(dense_.size() + kDenseWidth, 0.0f);
-      for (std::uint32_t e = range.begin; e < range.end; ++e) dense_[range.dense * kDenseWidth + labels[e]] = weights[e];
+      for (std::uint32_t e = range.begin; e < range.end(); ++e) dense_[range.dense * kDenseWidth + labels[e]] = weights[e];
     }
     features_.emplace(ids[i], range);
   }
@@ -104,7 +105,7 @@ std::vector<float> SequenceTagger::emissions(const TokenFeatures& features) cons
     if (!range) continue;
     if (range->dense != kNoDenseRow) {
       __builtin_prefetch(&dense_[range->dense * kDenseWidth]);
-    } else if (range->end - range->begin > kInline) {
+    } else if (range->count > kInline) {
       __builtin_prefetch(&entries_[range->begin + kInline]);
     }
   }
@@ -119,9 +120,9 @@ std::vector<float> SequenceTagger::emissions(const TokenFeatures& features) cons
         for (std::size_t y = 0; y < kNumLabels; ++y) row[y] += weights[y];
         continue;
       }
-      const std::uint32_t size = range->end - range->begin;
+      const std::uint32_t size = range->count;
       for (std::uint32_t k = 0; k < std::min(size, kInline); ++k) row[range->label[k]] += range->weight[k];
-      for (std::uint32_t e = range->begin + kInline; e < range->end; ++e) row[entries_[e].label] += entries_[e].weight;
+      for (std::uint32_t e = range->begin + kInline; e < range->end(); ++e) row[entries_[e].label] += entries_[e].weight;
     }
   }
   return scores;
@@ -143,7 +144,7 @@ void SequenceTagger::save(const std::filesystem::path& file) const {
   std::vector<Label> labels;
   for (const auto& [id, range] : used) {
     ids.push_back(id);
-    for (std::uint32_t e = range.begin; e < range.end; ++e) {
+    for (std::uint32_t e = range.begin; e < range.end(); ++e) {
       weights.push_back(entries_[e].weight);
       labels.push_back(entries_[e].label);
     }
@@ -211,6 +212,10 @@ SequenceTagger SequenceTagger::load(const std::filesystem::path& file) {
   read_array(labels, h.num_weights);
   if (row_begin.front() != 0 || row_begin.back() != h.num_weights || !std::is_sorted(row_begin.begin(), row_begin.end())) {
     throw Error(name + ": corrupt feature rows");
+  }
+  if (std::adjacent_find(row_begin.begin(), row_begin.end(), [](auto a, auto b) { return b - a > 255; }) !=
+      row_begin.end()) {
+    throw Error(name + ": a feature with more than 255 weights");
   }
   if (std::adjacent_find(ids.begin(), ids.end(), [](auto a, auto b) { return a >= b; }) != ids.end()) {
     throw Error(name + ": feature ids are not sorted and unique");

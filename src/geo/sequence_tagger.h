@@ -59,12 +59,16 @@ class SequenceTagger {
   static constexpr std::uint32_t kDenseFrom = 9;
   static constexpr std::size_t kDenseWidth = 48;  // kNumLabels rounded up to 16
   static constexpr std::uint32_t kNoDenseRow = ~std::uint32_t{0};
+  // 24 bytes, so that a slot with its key fills half a cache line and never straddles two.
   struct Range {
     float weight[kInline] = {};
     Label label[kInline] = {};
-    std::uint32_t begin = 0, end = 0;
+    std::uint8_t count = 0;
+    std::uint32_t begin = 0;
     std::uint32_t dense = kNoDenseRow;  // row index into dense_
+    std::uint32_t end() const { return begin + count; }
   };
+  static_assert(sizeof(Range) == 24);
   struct Entry {
     float weight;
     Label label;
