@@ -284,6 +284,26 @@ std::vector<TaggedSequence> featurize(const std::vector<TaggedAddress>& data, co
   return out;
 }
 
+// Emissions add a token's weights in id order, so the order is part of the parse.
+TEST(TaggerFeatures, EachTokensIdsAreSortedAndUnique) {
+  const Gazetteer g = small_gazetteer();
+  auto data = synthetic_addresses(50, 3);
+  // Names matched twice and inside one another (朝阳区 in two provinces) give repeated
+  // gazetteer features.
+  std::istringstream extra("北 B-prov\n京 I-prov\n市 I-prov\n朝 B-district\n阳 I-district\n区 I-district\n"
+                           "吉 B-prov\n林 I-prov\n朝 B-district\n阳 I-district\n区 I-district\n\n");
+  const auto more = read_conll(extra, "extra");
+  data.insert(data.end(), more.begin(), more.end());
+  for (const auto& sequence : featurize(data, g)) {
+    const TokenFeatures& f = sequence.features;
+    ASSERT_EQ(f.begin.size(), f.tokens() + 1);
+    for (std::size_t t = 0; t < f.tokens(); ++t) {
+      EXPECT_GE(f.begin[t + 1] - f.begin[t], 16u);
+      for (std::size_t k = f.begin[t] + 1; k < f.begin[t + 1]; ++k) EXPECT_LT(f.ids[k - 1], f.ids[k]);
+    }
+  }
+}
+
 TEST(TaggerTraining, LearnsAGrammarAndGeneralizesToUnseenAddresses) {
   const Gazetteer g = small_gazetteer();
   const auto train = synthetic_addresses(200, 1), test = synthetic_addresses(100, 2);

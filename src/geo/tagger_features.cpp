@@ -1,6 +1,7 @@
 #include "geo/tagger_features.h"
 
 #include <algorithm>
+#include <bit>
 #include <string>
 #include <string_view>
 
@@ -178,6 +179,30 @@ struct HashPrefixes {
   }
 };
 
+// Appends ids to out sorted and without repeats, as std::sort and std::unique would leave
+// them (emissions sum the weights in this order), by counting each id's rank: ids are
+// hashes, so a comparison sort mispredicts about every other comparison, and a token has
+// only about twenty.
+void append_sorted_unique(const std::vector<std::uint64_t>& ids, std::vector<std::uint64_t>& out) {
+  constexpr std::size_t kMax = 64;
+  const std::size_t n = ids.size();
+  if (n > kMax) {
+    std::vector<std::uint64_t> sorted(ids);
+    std::sort(sorted.begin(), sorted.end());
+    out.insert(out.end(), sorted.begin(), std::unique(sorted.begin(), sorted.end()));
+    return;
+  }
+  std::uint64_t by_rank[kMax];
+  std::uint64_t ranked = 0;  // bit r: some id has rank r (equal ids share one)
+  for (std::size_t i = 0; i < n; ++i) {
+    std::size_t rank = 0;
+    for (std::size_t j = 0; j < n; ++j) rank += ids[j] < ids[i];
+    by_rank[rank] = ids[i];
+    ranked |= std::uint64_t{1} << rank;
+  }
+  for (; ranked != 0; ranked &= ranked - 1) out.push_back(by_rank[std::countr_zero(ranked)]);
+}
+
 }  // namespace
 
 TokenFeatures extract_features(const std::vector<AddressToken>& tokens, const Gazetteer& gazetteer,
@@ -186,11 +211,13 @@ TokenFeatures extract_features(const std::vector<AddressToken>& tokens, const Ga
   std::vector<std::string> keys(n);
   std::string classes(n, 'O');
   std::u32string chars(n, 0);  // one code point per single-character token, 0 elsewhere
+  std::vector<char> keyword(n);
   for (std::size_t i = 0; i < n; ++i) {
     const std::u32string cps = text::decode_utf8(tokens[i].text);
     if (cps.size() == 1) chars[i] = cps[0];
     keys[i] = token_key(tokens[i]);
     classes[i] = token_class(tokens[i], chars[i]);
+    keyword[i] = is_keyword(chars[i]);
   }
   auto key = [&](std::ptrdiff_t i) -> std::string_view {
     if (i < 0) return "<s>";
@@ -228,14 +255,14 @@ TokenFeatures extract_features(const std::vector<AddressToken>& tokens, const Ga
     std::string_view next_keyword = "</s>", previous_keyword = "<s>";
     std::size_t next_distance = 0, previous_distance = 0;
     for (std::size_t d = 1; d <= kKeywordReach && u + d < n; ++d) {
-      if (is_keyword(chars[u + d])) {
+      if (keyword[u + d]) {
         next_keyword = keys[u + d];
         next_distance = d;
         break;
       }
     }
     for (std::size_t d = 1; d <= kKeywordReach && d <= u; ++d) {
-      if (is_keyword(chars[u - d])) {
+      if (keyword[u - d]) {
         previous_keyword = keys[u - d];
         previous_distance = d;
         break;
@@ -265,9 +292,7 @@ TokenFeatures extract_features(const std::vector<AddressToken>& tokens, const Ga
         ids.push_back(prefixes.longest[level][position_in(*longest, u)]);
       }
     }
-    std::sort(ids.begin(), ids.end());
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    out.ids.insert(out.ids.end(), ids.begin(), ids.end());
+    append_sorted_unique(ids, out.ids);
     out.begin.push_back(static_cast<std::uint32_t>(out.ids.size()));
   }
   return out;
