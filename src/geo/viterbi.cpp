@@ -1,6 +1,8 @@
 #include "geo/viterbi.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include "backend/cpu/kernel_targets.h"
@@ -14,6 +16,14 @@ constexpr std::size_t L = kNumLabels;
 constexpr std::size_t kLanes = ViterbiTransitions::kBeginLanes;
 constexpr float kImpossible = -std::numeric_limits<float>::infinity();
 
+// GCC's vector extensions: one AVX-512 register and one AVX register where the CPU has
+// them, pairs of narrower ones elsewhere.
+typedef float Lanes16 __attribute__((vector_size(64)));
+typedef float Lanes8 __attribute__((vector_size(32)));
+typedef std::int32_t Ints16 __attribute__((vector_size(64)));
+typedef std::int32_t Ints8 __attribute__((vector_size(32)));
+static_assert(kNumTags <= 24);
+
 // Fills score and back for tokens 1..n-1. An impossible predecessor scores -inf and never
 // wins; a label with no possible predecessor stays impossible (score -inf, back 0).
 __attribute__((always_inline)) inline void forward(const float* emissions, std::size_t n,
@@ -23,23 +33,33 @@ __attribute__((always_inline)) inline void forward(const float* emissions, std::
     float* current = &score[i * L];
     Label* came_from = &back[i * L];
     // B- labels: every predecessor, taken in order with a strict comparison so that the
-    // first best one wins, vectorized over the tags.
-    alignas(64) float best[kLanes];
-    alignas(64) std::int32_t from[kLanes];
-    std::fill_n(best, kLanes, kImpossible);
-    std::fill_n(from, kLanes, 0);
+    // first best one wins, for all tags at once in two vectors (16 lanes, then 8).
+    Lanes16 best_low = Lanes16{} + kImpossible;
+    Lanes8 best_high = Lanes8{} + kImpossible;
+    Ints16 from_low{};
+    Ints8 from_high{};
     for (std::size_t x = 0; x < L; ++x) {
-      const float p = previous[x];
       const float* into = t.into_begin(x);
+      Lanes16 low;
+      Lanes8 high;
+      std::memcpy(&low, into, sizeof low);
+      std::memcpy(&high, into + 16, sizeof high);
+      low += previous[x];
+      high += previous[x];
       const auto label = static_cast<std::int32_t>(x);
-#pragma omp simd aligned(best, from, into : 64)
-      for (std::size_t tag = 0; tag < kLanes; ++tag) {
-        const float candidate = p + into[tag];
-        const bool better = candidate > best[tag];
-        best[tag] = better ? candidate : best[tag];
-        from[tag] = better ? label : from[tag];
-      }
+      const Ints16 better_low = low > best_low;
+      const Ints8 better_high = high > best_high;
+      best_low = better_low ? low : best_low;
+      best_high = better_high ? high : best_high;
+      from_low = better_low ? label : from_low;
+      from_high = better_high ? label : from_high;
     }
+    alignas(64) float best[24];
+    alignas(64) std::int32_t from[24];
+    std::memcpy(best, &best_low, sizeof best_low);
+    std::memcpy(best + 16, &best_high, sizeof best_high);
+    std::memcpy(from, &from_low, sizeof from_low);
+    std::memcpy(from + 16, &from_high, sizeof from_high);
     for (std::size_t tag = 0; tag < kNumTags; ++tag) {
       const std::size_t b = begin_label(tag), in = inside_label(tag);
       if (best[tag] != kImpossible) {
