@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <random>
 #include <sstream>
 
@@ -341,6 +342,53 @@ TEST(SequenceTagger, SavingTheShippedTaggerReproducesItsFile) {
   TempDir dir;
   SequenceTagger::load(shipped).save(dir / "t.bin");
   EXPECT_EQ(read_file(dir / "t.bin"), read_file(shipped));
+}
+
+// Features voting for 2, 3, 5 (past the slot's inline weights), 12 and 42 labels (dense
+// rows), and one that names a label twice, against adding each weight in turn.
+TEST(SequenceTagger, EmissionsAreThePlainSumsOnEveryIsa) {
+  std::mt19937 rng(5);
+  std::normal_distribution<float> noise(0.0f, 1.0f);
+  std::vector<SequenceTagger::FeatureWeights> features;
+  for (std::size_t size : {2u, 3u, 5u, 12u, 42u, 9u, 2u, 30u}) {
+    SequenceTagger::FeatureWeights f;
+    f.id = rng();
+    std::vector<Label> labels(kNumLabels);
+    std::iota(labels.begin(), labels.end(), Label{0});
+    std::shuffle(labels.begin(), labels.end(), rng);
+    for (std::size_t k = 0; k < size; ++k) f.weights.emplace_back(labels[k], noise(rng));
+    features.push_back(f);
+  }
+  features.back().weights.emplace_back(features.back().weights.front().first, noise(rng));  // a label twice
+  const std::vector<float> transitions((kNumLabels + 1) * kNumLabels, 0.0f);
+  const SequenceTagger tagger(transitions, features);
+
+  TokenFeatures tokens;
+  std::vector<float> want;
+  for (int t = 0; t < 6; ++t) {
+    std::vector<float> row(kNumLabels, 0.0f);
+    std::vector<std::uint64_t> ids;
+    for (const auto& f : features) {
+      if (rng() % 3 == 0) continue;
+      ids.push_back(f.id);
+    }
+    ids.push_back(12345);  // unknown to the tagger
+    std::sort(ids.begin(), ids.end());
+    for (const std::uint64_t id : ids) {
+      for (const auto& f : features) {
+        if (f.id != id) continue;
+        for (const auto& [label, weight] : f.weights) row[label] += weight;
+      }
+    }
+    tokens.ids.insert(tokens.ids.end(), ids.begin(), ids.end());
+    tokens.begin.push_back(static_cast<std::uint32_t>(tokens.ids.size()));
+    want.insert(want.end(), row.begin(), row.end());
+  }
+  for (cpu::Isa isa : {cpu::Isa::Baseline, cpu::Isa::Avx2, cpu::Isa::Avx512Bf16}) {
+    cpu::limit_isa(isa);
+    EXPECT_EQ(tagger.emissions(tokens), want) << cpu::isa_name(cpu::active_isa());
+  }
+  cpu::limit_isa(cpu::Isa::Avx512Bf16);  // back to what the CPU supports
 }
 
 void expect_load_error(const std::string& contents, const std::string& fragment) {

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "backend/cpu/kernel_targets.h"
 #include "geo/viterbi.h"
 #include "geoalign/error.h"
 
@@ -29,6 +30,50 @@ struct Header {
 template <typename T>
 void write_array(std::ofstream& out, const std::vector<T>& v) {
   out.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(T)));
+}
+
+using Range = SequenceTagger::Range;
+using Entry = SequenceTagger::Entry;
+constexpr std::size_t kWidth = SequenceTagger::kDenseWidth;
+
+// Each token's scores: its features' weights added in feature order, into a row as wide as
+// the dense rows so that those add in whole vectors, copied out at the end.
+__attribute__((always_inline)) inline void sum_weights(const Range* const* found, const std::uint32_t* begin,
+                                                       std::size_t tokens, const float* dense, const Entry* entries,
+                                                       float* scores) {
+  for (std::size_t t = 0; t < tokens; ++t) {
+    alignas(64) float row[kWidth] = {};
+    for (std::size_t f = begin[t]; f < begin[t + 1]; ++f) {
+      const Range* range = found[f];
+      if (!range) continue;
+      if (range->dense != SequenceTagger::kNoDenseRow) {
+        const float* weights = &dense[range->dense * kWidth];
+#pragma omp simd aligned(row : 64)
+        for (std::size_t y = 0; y < kWidth; ++y) row[y] += weights[y];
+        continue;
+      }
+      const std::uint32_t size = range->count;
+      for (std::uint32_t k = 0; k < std::min(size, SequenceTagger::kInline); ++k) row[range->label[k]] += range->weight[k];
+      for (std::uint32_t e = range->begin + SequenceTagger::kInline; e < range->end(); ++e) {
+        row[entries[e].label] += entries[e].weight;
+      }
+    }
+    std::copy_n(row, kNumLabels, scores + t * kNumLabels);
+  }
+}
+
+using SumKernel = void (*)(const Range* const*, const std::uint32_t*, std::size_t, const float*, const Entry*, float*);
+void sum_baseline(const Range* const* r, const std::uint32_t* b, std::size_t n, const float* d, const Entry* e,
+                  float* s) {
+  sum_weights(r, b, n, d, e, s);
+}
+GEOALIGN_TARGET_AVX2 void sum_avx2(const Range* const* r, const std::uint32_t* b, std::size_t n, const float* d,
+                                   const Entry* e, float* s) {
+  sum_weights(r, b, n, d, e, s);
+}
+GEOALIGN_TARGET_AVX512 void sum_avx512(const Range* const* r, const std::uint32_t* b, std::size_t n, const float* d,
+                                       const Entry* e, float* s) {
+  sum_weights(r, b, n, d, e, s);
 }
 
 }  // namespace
@@ -109,22 +154,8 @@ std::vector<float> SequenceTagger::emissions(const TokenFeatures& features) cons
       __builtin_prefetch(&entries_[range->begin + kInline]);
     }
   }
-  for (std::size_t t = 0; t < features.tokens(); ++t) {
-    float* row = &scores[t * kNumLabels];
-    for (std::size_t f = features.begin[t]; f < features.begin[t + 1]; ++f) {
-      const Range* range = found[f];
-      if (!range) continue;
-      if (range->dense != kNoDenseRow) {
-        const float* weights = &dense_[range->dense * kDenseWidth];
-#pragma omp simd
-        for (std::size_t y = 0; y < kNumLabels; ++y) row[y] += weights[y];
-        continue;
-      }
-      const std::uint32_t size = range->count;
-      for (std::uint32_t k = 0; k < std::min(size, kInline); ++k) row[range->label[k]] += range->weight[k];
-      for (std::uint32_t e = range->begin + kInline; e < range->end(); ++e) row[entries_[e].label] += entries_[e].weight;
-    }
-  }
+  const SumKernel kernel = cpu::pick_kernel<SumKernel>(sum_baseline, sum_avx2, sum_avx512);
+  kernel(found.data(), features.begin.data(), features.tokens(), dense_.data(), entries_.data(), scores.data());
   return scores;
 }
 

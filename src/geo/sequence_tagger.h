@@ -40,13 +40,7 @@ class SequenceTagger {
   std::size_t num_features() const { return features_.size(); }
   std::size_t num_weights() const { return entries_.size(); }
 
- private:
-  SequenceTagger() = default;
-  // ids: sorted and unique; feature i's weights are [row_begin[i], row_begin[i + 1]) of
-  // labels and weights. This is the file's layout.
-  void build_index(const std::vector<std::uint64_t>& ids, const std::vector<std::uint32_t>& row_begin,
-                   const std::vector<Label>& labels, const std::vector<float>& weights);
-
+  // The weight table's layout (public for the per-ISA kernels in sequence_tagger.cpp).
   // A feature's weights: entries_[begin, end), whose first kInline also sit in the
   // feature's own hash slot. Most features vote for two or three labels, so one cache miss
   // finds all their weights, where a separate weight array cost a second, dependent one.
@@ -73,6 +67,13 @@ class SequenceTagger {
     float weight;
     Label label;
   };
+
+ private:
+  SequenceTagger() = default;
+  // ids: sorted and unique; feature i's weights are [row_begin[i], row_begin[i + 1]) of
+  // labels and weights. This is the file's layout.
+  void build_index(const std::vector<std::uint64_t>& ids, const std::vector<std::uint32_t>& row_begin,
+                   const std::vector<Label>& labels, const std::vector<float>& weights);
 
   std::vector<float> transitions_;
   std::optional<ViterbiTransitions> decoder_;  // transitions_ laid out for viterbi
