@@ -295,14 +295,20 @@ TEST(TaggerFeatures, EachTokensIdsAreSortedAndUnique) {
                            "吉 B-prov\n林 I-prov\n朝 B-district\n阳 I-district\n区 I-district\n\n");
   const auto more = read_conll(extra, "extra");
   data.insert(data.end(), more.begin(), more.end());
-  for (const auto& sequence : featurize(data, g)) {
-    const TokenFeatures& f = sequence.features;
-    ASSERT_EQ(f.begin.size(), f.tokens() + 1);
-    for (std::size_t t = 0; t < f.tokens(); ++t) {
-      EXPECT_GE(f.begin[t + 1] - f.begin[t], 16u);
-      for (std::size_t k = f.begin[t] + 1; k < f.begin[t + 1]; ++k) EXPECT_LT(f.ids[k - 1], f.ids[k]);
+  for (cpu::Isa isa : {cpu::Isa::Baseline, cpu::Isa::Avx2, cpu::Isa::Avx512Bf16}) {
+    cpu::limit_isa(isa);
+    for (const auto& sequence : featurize(data, g)) {
+      const TokenFeatures& f = sequence.features;
+      ASSERT_EQ(f.begin.size(), f.tokens() + 1);
+      for (std::size_t t = 0; t < f.tokens(); ++t) {
+        EXPECT_GE(f.begin[t + 1] - f.begin[t], 16u);
+        for (std::size_t k = f.begin[t] + 1; k < f.begin[t + 1]; ++k) {
+          EXPECT_LT(f.ids[k - 1], f.ids[k]) << cpu::isa_name(cpu::active_isa());
+        }
+      }
     }
   }
+  cpu::limit_isa(cpu::Isa::Avx512Bf16);  // back to what the CPU supports
 }
 
 TEST(TaggerTraining, LearnsAGrammarAndGeneralizesToUnseenAddresses) {
