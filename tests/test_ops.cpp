@@ -11,6 +11,7 @@
 #include "backend/cpu/epilogue.h"
 #include "backend/cpu/isa.h"
 #include "backend/cpu/quantize.h"
+#include "backend/cpu/rank.h"
 #include "backend/ops/attention.h"
 #include "backend/ops/embedding.h"
 #include "backend/ops/layer_norm.h"
@@ -215,6 +216,28 @@ TEST(Int8Quantization, EveryIsaMatchesTheScalarDefinition) {
       }
     }
     EXPECT_EQ(q[7 * cols + 4], 2);
+  }
+  cpu::limit_isa(cpu::Isa::Avx512Bf16);
+}
+
+// Ranks against counting with std::lower_bound over a sorted copy, every ISA, with keys
+// repeated, keys whose top bit is set (an unsigned order) and every length up to the limit.
+TEST(RankKeys, EveryIsaCountsTheSmallerKeys) {
+  std::mt19937_64 rng(3);
+  for (std::size_t n = 0; n <= cpu::kMaxRanked; ++n) {
+    std::vector<std::uint64_t> keys(n);
+    for (auto& k : keys) k = rng() % 4 == 0 && n > 1 ? keys[rng() % n] : rng();
+    std::vector<std::uint64_t> sorted(keys);
+    std::sort(sorted.begin(), sorted.end());
+    for (cpu::Isa isa : {cpu::Isa::Avx512Bf16, cpu::Isa::Avx2, cpu::Isa::Baseline}) {
+      cpu::limit_isa(isa);
+      std::vector<std::uint64_t> ranks(n);
+      cpu::rank_keys(keys.data(), n, ranks.data());
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto want = static_cast<std::uint64_t>(std::lower_bound(sorted.begin(), sorted.end(), keys[i]) - sorted.begin());
+        ASSERT_EQ(ranks[i], want) << cpu::isa_name(isa) << ", n " << n << ", key " << i;
+      }
+    }
   }
   cpu::limit_isa(cpu::Isa::Avx512Bf16);
 }

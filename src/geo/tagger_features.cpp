@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstring>
 #include <string>
 #include <string_view>
 
-#include "backend/cpu/kernel_targets.h"
+#include "backend/cpu/rank.h"
 #include "text/unicode.h"
 #include "text/utf8.h"
 
@@ -181,62 +180,19 @@ struct HashPrefixes {
   }
 };
 
-// Each of n ids' rank among them (how many are smaller), as ranks[i]. For all ids at once,
-// eight to a vector, one id against them all per step; equal ids share a rank.
-typedef std::uint64_t Ids8 __attribute__((vector_size(64)));
-constexpr std::size_t kMaxRanked = 64;
-
-__attribute__((always_inline)) inline void rank_ids(const std::uint64_t* ids, std::size_t n, std::uint64_t* ranks) {
-  const std::size_t blocks = (n + 7) / 8;
-  Ids8 values[kMaxRanked / 8], counts[kMaxRanked / 8];
-  for (std::size_t b = 0; b < blocks; ++b) {
-    std::uint64_t chunk[8];
-    for (std::size_t k = 0; k < 8; ++k) chunk[k] = 8 * b + k < n ? ids[8 * b + k] : 0;
-    std::memcpy(&values[b], chunk, sizeof chunk);
-    counts[b] = Ids8{};
-  }
-  for (std::size_t j = 0; j < n; ++j) {
-    const std::uint64_t smaller = ids[j];
-    // (true is all ones in a vector comparison: subtracting it counts one)
-    for (std::size_t b = 0; b < blocks; ++b) counts[b] -= reinterpret_cast<Ids8>(smaller < values[b]);
-  }
-  for (std::size_t b = 0; b < blocks; ++b) {
-    std::uint64_t chunk[8];
-    std::memcpy(chunk, &counts[b], sizeof chunk);
-    for (std::size_t k = 0; k < 8 && 8 * b + k < n; ++k) ranks[8 * b + k] = chunk[k];
-  }
-}
-
-using RankKernel = void (*)(const std::uint64_t*, std::size_t, std::uint64_t*);
-void rank_baseline(const std::uint64_t* ids, std::size_t n, std::uint64_t* ranks) {
-  for (std::size_t i = 0; i < n; ++i) {
-    std::uint64_t rank = 0;
-    for (std::size_t j = 0; j < n; ++j) rank += ids[j] < ids[i];
-    ranks[i] = rank;
-  }
-}
-GEOALIGN_TARGET_AVX2 void rank_avx2(const std::uint64_t* ids, std::size_t n, std::uint64_t* ranks) {
-  rank_ids(ids, n, ranks);
-}
-GEOALIGN_TARGET_AVX512 void rank_avx512(const std::uint64_t* ids, std::size_t n, std::uint64_t* ranks) {
-  rank_ids(ids, n, ranks);
-}
-
 // Appends ids to out sorted and without repeats, as std::sort and std::unique would leave
-// them (emissions sum the weights in this order), placing each id by its rank: ids are
-// hashes, so a comparison sort mispredicts about every other comparison, and a token has
-// only about twenty.
+// them (emissions sum the weights in this order).
 void append_sorted_unique(const std::vector<std::uint64_t>& ids, std::vector<std::uint64_t>& out) {
   const std::size_t n = ids.size();
-  if (n > kMaxRanked) {
+  if (n > cpu::kMaxRanked) {
     std::vector<std::uint64_t> sorted(ids);
     std::sort(sorted.begin(), sorted.end());
     out.insert(out.end(), sorted.begin(), std::unique(sorted.begin(), sorted.end()));
     return;
   }
-  std::uint64_t ranks[kMaxRanked];
-  cpu::pick_kernel<RankKernel>(rank_baseline, rank_avx2, rank_avx512)(ids.data(), n, ranks);
-  std::uint64_t by_rank[kMaxRanked];
+  std::uint64_t ranks[cpu::kMaxRanked];
+  cpu::rank_keys(ids.data(), n, ranks);
+  std::uint64_t by_rank[cpu::kMaxRanked];
   std::uint64_t ranked = 0;  // bit r: some id has rank r (equal ids share one)
   for (std::size_t i = 0; i < n; ++i) {
     by_rank[ranks[i]] = ids[i];

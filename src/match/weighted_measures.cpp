@@ -1,8 +1,10 @@
 #include "match/weighted_measures.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
+#include "backend/cpu/rank.h"
 #include "match/scratch.h"
 
 namespace geoalign::match {
@@ -17,12 +19,30 @@ WeightedGrams weighted_grams(std::u32string_view s, std::size_t n, const TermWei
   for (std::size_t i = 0; i + n <= s.size(); ++i) {
     keys.push_back(n == 1 ? TermWeights::key(s[i]) : TermWeights::key(s[i], s[i + 1]));
   }
-  std::sort(keys.begin(), keys.end());
-  for (std::size_t i = 0; i < keys.size();) {
-    std::size_t j = i;
-    while (j < keys.size() && keys[j] == keys[i]) ++j;
-    out.runs.push_back({keys[i], weights.lookup(keys[i]), static_cast<float>(j - i)});
-    i = j;
+  if (keys.size() <= cpu::kMaxRanked) {
+    // Equal grams share a rank: each rank taken is a run, as many long as share it.
+    std::uint64_t ranks[cpu::kMaxRanked], by_rank[cpu::kMaxRanked];
+    std::uint8_t count[cpu::kMaxRanked] = {};
+    cpu::rank_keys(keys.data(), keys.size(), ranks);
+    std::uint64_t ranked = 0;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      by_rank[ranks[i]] = keys[i];
+      ++count[ranks[i]];
+      ranked |= std::uint64_t{1} << ranks[i];
+    }
+    out.runs.reserve(static_cast<std::size_t>(std::popcount(ranked)));
+    for (; ranked != 0; ranked &= ranked - 1) {
+      const int r = std::countr_zero(ranked);
+      out.runs.push_back({by_rank[r], weights.lookup(by_rank[r]), static_cast<float>(count[r])});
+    }
+  } else {
+    std::sort(keys.begin(), keys.end());
+    for (std::size_t i = 0; i < keys.size();) {
+      std::size_t j = i;
+      while (j < keys.size() && keys[j] == keys[i]) ++j;
+      out.runs.push_back({keys[i], weights.lookup(keys[i]), static_cast<float>(j - i)});
+      i = j;
+    }
   }
   // The same expressions, in the same order, as a walk over both strings' grams would
   // sum them: the features stay bit for bit what the head was trained on.
