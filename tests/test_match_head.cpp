@@ -365,6 +365,53 @@ TEST(MatchHead, HugeAddressesAreComparedByTheirPrefix) {
 }
 
 // A candidate in map-POI form: the query names its shop, the candidate adds its branch.
+// The textbook dynamic programmes, one cell at a time.
+std::size_t plain_lcs(std::u32string_view a, std::u32string_view b) {
+  std::vector<std::vector<std::size_t>> t(a.size() + 1, std::vector<std::size_t>(b.size() + 1, 0));
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      t[i][j] = a[i - 1] == b[j - 1] ? t[i - 1][j - 1] + 1 : std::max(t[i - 1][j], t[i][j - 1]);
+    }
+  }
+  return t[a.size()][b.size()];
+}
+
+// The first longest run in order of its end in a, then its end in b from the right.
+SharedRun plain_shared_run(std::u32string_view a, std::u32string_view b) {
+  SharedRun best;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = b.size(); j >= 1; --j) {
+      std::size_t length = 0;
+      while (length < std::min(i, j) && a[i - 1 - length] == b[j - 1 - length]) ++length;
+      if (length > best.length) best = {length, i, j};
+    }
+  }
+  return best;
+}
+
+TEST(StringMeasures, LcsAndSharedRunAgreeWithTheTextbookOnRandomStrings) {
+  std::mt19937 rng(9);
+  for (int trial = 0; trial < 400; ++trial) {
+    // Lengths around the 64 characters that one machine word holds, small alphabets.
+    auto draw = [&] {
+      const std::size_t n = trial % 10 == 0 ? 60 + rng() % 10 : rng() % 30;
+      std::u32string s(n, U'a');
+      for (auto& c : s) c = U'甲' + static_cast<char32_t>(rng() % (2 + trial % 5));
+      return s;
+    };
+    const std::u32string a = draw(), b = draw();
+    ASSERT_EQ(lcs_length(a, b), plain_lcs(a, b)) << "trial " << trial;
+    const SharedRun got = longest_shared_run(a, b), want = plain_shared_run(a, b);
+    ASSERT_EQ(got.length, want.length) << "trial " << trial;
+    if (want.length > 0) {
+      ASSERT_EQ(got.end_a, want.end_a) << "trial " << trial;
+      ASSERT_EQ(got.end_b, want.end_b) << "trial " << trial;
+    }
+  }
+  EXPECT_EQ(lcs_length(U"", U"abc"), 0u);
+  EXPECT_EQ(lcs_length(std::u32string(64, U'x'), std::u32string(70, U'x')), 64u);
+}
+
 TEST(RemainderMeasures, LocateTheSharedRunAndWhatIsLeft) {
   std::vector<float> f;
   const auto a = folded("秣陵街道欣旺路1号世纪华联超市"), b = folded("凤仪街6-101号世纪华联超市(欣旺花苑店)");

@@ -1,6 +1,9 @@
 #include "match/string_measures.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "geo/address_tokens.h"
@@ -66,6 +69,21 @@ std::u32string folded(std::string_view utf8) {
 }
 
 std::size_t lcs_length(std::u32string_view a, std::u32string_view b) {
+  if (b.size() > a.size()) std::swap(a, b);  // the length is symmetric; b is the shorter
+  if (b.size() <= 64) {
+    // Bit-parallel (Allison and Dix; Hyyro): bit j of v is 0 where the LCS of a's prefix
+    // and b[0, j] gains a character over b[0, j - 1]; one step per character of a instead
+    // of a row of b.size() dependent maxima.
+    std::uint64_t v = ~std::uint64_t{0};
+    for (const char32_t ca : a) {
+      std::uint64_t matches = 0;
+      for (std::size_t j = 0; j < b.size(); ++j) matches |= std::uint64_t{b[j] == ca} << j;
+      const std::uint64_t u = v & matches;
+      v = (v + u) | (v - u);
+    }
+    const std::uint64_t columns = b.size() == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << b.size()) - 1;
+    return static_cast<std::size_t>(std::popcount(~v & columns));
+  }
   const std::span<std::size_t> row = scratch_sizes(b.size() + 1);
   std::fill(row.begin(), row.end(), 0);
   for (const char32_t ca : a) {
