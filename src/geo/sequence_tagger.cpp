@@ -130,6 +130,8 @@ void SequenceTagger::build_index(const std::vector<std::uint64_t>& ids, const st
   }
   entries_.resize(labels.size());
   for (std::size_t e = 0; e < entries_.size(); ++e) entries_[e] = Entry{weights[e], labels[e]};
+  presence_.assign(std::size_t{1} << (kPresenceBits - 6), 0);
+  for (const std::uint64_t id : ids) presence_[presence_bit(id) >> 6] |= std::uint64_t{1} << (presence_bit(id) & 63);
 }
 
 std::vector<float> SequenceTagger::emissions(const TokenFeatures& features) const {
@@ -138,13 +140,19 @@ std::vector<float> SequenceTagger::emissions(const TokenFeatures& features) cons
   // overlap instead of queuing behind one another: a probe's loop branch depends on the
   // loaded slot, and each mispredicted exit used to hold back the next lookup.
   const std::size_t count = features.ids.size();
+  constexpr std::size_t kAbsent = ~std::size_t{0};
   std::vector<std::size_t> home(count);
   for (std::size_t f = 0; f < count; ++f) {
+    if (!maybe_present(features.ids[f])) {
+      home[f] = kAbsent;
+      continue;
+    }
     home[f] = features_.home(features.ids[f]);
     features_.prefetch(home[f]);
   }
-  std::vector<const Range*> found(count);
+  std::vector<const Range*> found(count, nullptr);
   for (std::size_t f = 0; f < count; ++f) {
+    if (home[f] == kAbsent) continue;
     found[f] = features_.find_from(features.ids[f], home[f]);
     const Range* range = found[f];
     if (!range) continue;

@@ -75,11 +75,21 @@ class SequenceTagger {
   void build_index(const std::vector<std::uint64_t>& ids, const std::vector<std::uint32_t>& row_begin,
                    const std::vector<Label>& labels, const std::vector<float>& weights);
 
+  // One bit per 2^-22 of the id space, set where some feature's id falls: a quarter of
+  // an address's features are unknown to the tagger, and most of those are rare n-grams
+  // whose table slot would be a cache miss. 512 KiB, so it mostly stays in L2.
+  static constexpr unsigned kPresenceBits = 22;
+  static std::uint64_t presence_bit(std::uint64_t id) { return id >> (64 - kPresenceBits); }
+  bool maybe_present(std::uint64_t id) const {
+    return (presence_[presence_bit(id) >> 6] >> (presence_bit(id) & 63)) & 1;
+  }
+
   std::vector<float> transitions_;
   std::optional<ViterbiTransitions> decoder_;  // transitions_ laid out for viterbi
   FlatU64Map<Range> features_;
   std::vector<Entry, HugePageAllocator<Entry>> entries_;
   std::vector<float, HugePageAllocator<float>> dense_;
+  std::vector<std::uint64_t> presence_;
 };
 
 }  // namespace geoalign::geo
