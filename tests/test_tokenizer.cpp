@@ -55,6 +55,19 @@ TEST(WordPieceTokenizer, KeepsDigitsAndLatinLettersAsContinuations) {
   EXPECT_EQ(tok.tokenize("A座"), (std::vector<std::string>{"a", "座"}));
 }
 
+// One-character words take a table; the table must say what the vocabulary says: the
+// last line of a repeated token, [UNK] for a character it lacks, and the general path
+// beyond the Basic Multilingual Plane and for words of several characters.
+TEST(WordPieceTokenizer, OneCharacterWordsReadTheVocabulary) {
+  const std::vector<std::string> vocab = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "路", "号", "路", "\xF0\x9F\x8F\xA0",
+                                          "ab", "a", "##b", "\xFF"};
+  const WordPieceTokenizer tok(vocab, {});
+  EXPECT_EQ(tok.tokenize_to_ids("路"), std::vector<std::int32_t>{6});
+  EXPECT_EQ(tok.tokenize_to_ids("号街"), (std::vector<std::int32_t>{5, 1}));
+  EXPECT_EQ(tok.tokenize_to_ids("\xF0\x9F\x8F\xA0"), std::vector<std::int32_t>{7});
+  EXPECT_EQ(tok.tokenize_to_ids("a ab b"), (std::vector<std::int32_t>{9, 8, 1}));
+}
+
 TEST(WordPieceTokenizer, RejectsInvalidUtf8) {
   const auto tok = WordPieceTokenizer::from_file(fixture_model() / "vocab.txt", {});
   EXPECT_THROW(tok.tokenize("北京\xE4\xB8"), Utf8Error);

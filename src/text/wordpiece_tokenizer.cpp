@@ -47,6 +47,12 @@ WordPieceTokenizer::WordPieceTokenizer(std::vector<std::string> vocab, Tokenizer
   unk_id_ = require_special("[UNK]");
   cls_id_ = require_special("[CLS]");
   sep_id_ = require_special("[SEP]");
+  single_character_ids_.assign(0x10000, unk_id_);
+  for (const auto& [token, id] : ids_) {
+    if (find_invalid_utf8(token)) continue;  // no text encodes to it
+    const std::u32string cps = decode_utf8(token);
+    if (cps.size() == 1 && cps[0] < 0x10000) single_character_ids_[cps[0]] = id;
+  }
 }
 
 std::int32_t WordPieceTokenizer::require_special(std::string_view token) const {
@@ -135,6 +141,10 @@ void WordPieceTokenizer::basic_tokenize(std::u32string_view piece, std::vector<s
 void WordPieceTokenizer::wordpiece(const std::u32string& word, std::vector<std::int32_t>& ids) const {
   if (word.size() > options_.max_input_chars_per_word) {
     ids.push_back(unk_id_);
+    return;
+  }
+  if (word.size() == 1 && word[0] < 0x10000) {
+    ids.push_back(single_character_ids_[word[0]]);
     return;
   }
   // Byte offset of each character, so candidate pieces are substrings of one UTF-8 buffer.

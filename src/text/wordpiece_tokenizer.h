@@ -64,6 +64,10 @@ class WordPieceTokenizer {
 
   std::vector<std::string> tokens_;
   TokenIds ids_;
+  // The id of each one-character word in the Basic Multilingual Plane (unk where the
+  // vocabulary lacks it): Chinese text is split into one word per character, and this
+  // answers each without encoding and hashing a string.
+  std::vector<std::int32_t> single_character_ids_;
   TokenizerOptions options_;
   std::vector<std::u32string> special_tokens_;
   std::int32_t cls_id_, sep_id_, unk_id_;
