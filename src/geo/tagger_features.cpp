@@ -82,6 +82,7 @@ struct GazetteerMatch {
 std::vector<GazetteerMatch> find_matches(const std::u32string& chars, const Gazetteer& gazetteer,
                                          const HistoricalDivisions* historical) {
   std::vector<GazetteerMatch> matches;
+  matches.reserve(chars.size());
   for (std::size_t s = 0; s < chars.size(); ++s) {
     if (chars[s] == 0) continue;
     const std::size_t first = matches.size();
@@ -236,6 +237,7 @@ TokenFeatures extract_features(const std::vector<AddressToken>& tokens, const Ga
   out.ids.reserve(n * 24);
   out.begin.reserve(n + 1);
   std::vector<std::uint64_t> ids;
+  ids.reserve(cpu::kMaxRanked);  // a token has about twenty; growing to that took five allocations
   for (std::size_t u = 0; u < n; ++u) {
     const auto i = static_cast<std::ptrdiff_t>(u);
     ids.clear();
