@@ -364,7 +364,6 @@ TEST(MatchHead, HugeAddressesAreComparedByTheirPrefix) {
   for (const float v : f) EXPECT_TRUE(std::isfinite(v));
 }
 
-// A candidate in map-POI form: the query names its shop, the candidate adds its branch.
 // The textbook dynamic programmes, one cell at a time.
 std::size_t plain_lcs(std::u32string_view a, std::u32string_view b) {
   std::vector<std::vector<std::size_t>> t(a.size() + 1, std::vector<std::size_t>(b.size() + 1, 0));
@@ -412,6 +411,7 @@ TEST(StringMeasures, LcsAndSharedRunAgreeWithTheTextbookOnRandomStrings) {
   EXPECT_EQ(lcs_length(std::u32string(64, U'x'), std::u32string(70, U'x')), 64u);
 }
 
+// A candidate in map-POI form: the query names its shop, the candidate adds its branch.
 TEST(RemainderMeasures, LocateTheSharedRunAndWhatIsLeft) {
   std::vector<float> f;
   const auto a = folded("秣陵街道欣旺路1号世纪华联超市"), b = folded("凤仪街6-101号世纪华联超市(欣旺花苑店)");

@@ -220,8 +220,8 @@ TEST(Int8Quantization, EveryIsaMatchesTheScalarDefinition) {
   cpu::limit_isa(cpu::Isa::Avx512Bf16);
 }
 
-// Ranks against counting with std::lower_bound over a sorted copy, every ISA, with keys
-// repeated, keys whose top bit is set (an unsigned order) and every length up to the limit.
+// Ranks against counting with std::lower_bound over a sorted copy, and the distinct keys
+// with their counts against sort, unique and count, every ISA, with keys repeated, keys whose top bit is set (an unsigned order) and every length up to the limit.
 TEST(RankKeys, EveryIsaCountsTheSmallerKeys) {
   std::mt19937_64 rng(3);
   for (std::size_t n = 0; n <= cpu::kMaxRanked; ++n) {
@@ -236,6 +236,15 @@ TEST(RankKeys, EveryIsaCountsTheSmallerKeys) {
       for (std::size_t i = 0; i < n; ++i) {
         const auto want = static_cast<std::uint64_t>(std::lower_bound(sorted.begin(), sorted.end(), keys[i]) - sorted.begin());
         ASSERT_EQ(ranks[i], want) << cpu::isa_name(isa) << ", n " << n << ", key " << i;
+      }
+      std::vector<std::uint64_t> distinct(n);
+      std::vector<std::uint8_t> counts(n);
+      distinct.resize(cpu::sorted_distinct(keys.data(), n, distinct.data(), counts.data()));
+      std::vector<std::uint64_t> want_distinct(sorted);
+      want_distinct.erase(std::unique(want_distinct.begin(), want_distinct.end()), want_distinct.end());
+      ASSERT_EQ(distinct, want_distinct) << cpu::isa_name(isa) << ", n " << n;
+      for (std::size_t d = 0; d < distinct.size(); ++d) {
+        ASSERT_EQ(counts[d], std::count(keys.begin(), keys.end(), distinct[d])) << cpu::isa_name(isa) << ", n " << n;
       }
     }
   }

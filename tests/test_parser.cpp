@@ -353,7 +353,7 @@ TEST(SequenceTagger, SavingTheShippedTaggerReproducesItsFile) {
 // Features voting for 2, 3, 5 (past the slot's inline weights), 12 and 42 labels (dense
 // rows), and one that names a label twice, against adding each weight in turn.
 TEST(SequenceTagger, EmissionsAreThePlainSumsOnEveryIsa) {
-  std::mt19937 rng(5);
+  std::mt19937_64 rng(5);  // 64-bit ids, spread over the presence bitmap
   std::normal_distribution<float> noise(0.0f, 1.0f);
   std::vector<SequenceTagger::FeatureWeights> features;
   for (std::size_t size : {2u, 3u, 5u, 12u, 42u, 9u, 2u, 30u}) {
@@ -378,7 +378,7 @@ TEST(SequenceTagger, EmissionsAreThePlainSumsOnEveryIsa) {
       if (rng() % 3 == 0) continue;
       ids.push_back(f.id);
     }
-    ids.push_back(12345);  // unknown to the tagger
+    ids.push_back(rng());  // unknown to the tagger
     std::sort(ids.begin(), ids.end());
     for (const std::uint64_t id : ids) {
       for (const auto& f : features) {
@@ -395,6 +395,22 @@ TEST(SequenceTagger, EmissionsAreThePlainSumsOnEveryIsa) {
     EXPECT_EQ(tagger.emissions(tokens), want) << cpu::isa_name(cpu::active_isa());
   }
   cpu::limit_isa(cpu::Isa::Avx512Bf16);  // back to what the CPU supports
+}
+
+// A slot counts a feature's weights in one byte.
+TEST(SequenceTagger, AFeatureWithMoreThan255WeightsIsRejected) {
+  SequenceTagger::FeatureWeights f;
+  f.id = 7;
+  for (int k = 0; k < 256; ++k) f.weights.emplace_back(static_cast<Label>(k % kNumLabels), 0.5f);
+  const std::vector<float> transitions((kNumLabels + 1) * kNumLabels, 0.0f);
+  try {
+    SequenceTagger tagger(transitions, {f});
+    FAIL() << "built a tagger with a 256-weight feature";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("more than 255 weights"), std::string::npos) << e.what();
+  }
+  f.weights.pop_back();
+  EXPECT_NO_THROW(SequenceTagger(transitions, {f}));
 }
 
 void expect_load_error(const std::string& contents, const std::string& fragment) {

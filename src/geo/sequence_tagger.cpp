@@ -143,9 +143,9 @@ std::vector<float> SequenceTagger::emissions(const TokenFeatures& features) cons
   constexpr std::size_t kAbsent = ~std::size_t{0};
   std::vector<std::size_t> home(count);
   for (std::size_t f = 0; f < count; ++f) {
-    // Without a branch: which ids are absent is as random as the ids, and each
-    // mispredicted skip cost more than the lookup it saved. An absent id prefetches slot
-    // 0, which stays cached.
+    // Without a branch here (the probe pass below skips absent ids): which ids are
+    // absent is as random as the ids, and a mispredicted skip in this pass held back the
+    // prefetches behind it. An absent id prefetches slot 0, which stays cached.
     const bool present = maybe_present(features.ids[f]);
     const std::size_t slot = features_.home(features.ids[f]);
     home[f] = present ? slot : kAbsent;

@@ -52,8 +52,10 @@ class SequenceTagger {
   static constexpr std::uint32_t kInline = 3;
   static constexpr std::uint32_t kDenseFrom = 9;
   static constexpr std::size_t kDenseWidth = 48;  // kNumLabels rounded up to 16
+  static_assert(kDenseWidth >= kNumLabels && kDenseWidth % 16 == 0);
   static constexpr std::uint32_t kNoDenseRow = ~std::uint32_t{0};
-  // 24 bytes, so that a slot with its key fills half a cache line and never straddles two.
+  // 24 bytes, so that a slot with its key is 32: in the shipped tagger's table (over
+  // 2 MiB, so aligned to 2 MiB) no slot straddles two cache lines.
   struct Range {
     float weight[kInline] = {};
     Label label[kInline] = {};
@@ -75,7 +77,7 @@ class SequenceTagger {
   void build_index(const std::vector<std::uint64_t>& ids, const std::vector<std::uint32_t>& row_begin,
                    const std::vector<Label>& labels, const std::vector<float>& weights);
 
-  // One bit per 2^-22 of the id space, set where some feature's id falls: a quarter of
+  // One bit per 2^-22 of the id space, set where some feature's id falls: a fifth of
   // an address's features are unknown to the tagger, and most of those are rare n-grams
   // whose table slot would be a cache miss. 512 KiB, so it mostly stays in L2.
   static constexpr unsigned kPresenceBits = 22;

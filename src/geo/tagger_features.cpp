@@ -1,7 +1,6 @@
 #include "geo/tagger_features.h"
 
 #include <algorithm>
-#include <bit>
 #include <string>
 #include <string_view>
 
@@ -191,15 +190,8 @@ void append_sorted_unique(const std::vector<std::uint64_t>& ids, std::vector<std
     out.insert(out.end(), sorted.begin(), std::unique(sorted.begin(), sorted.end()));
     return;
   }
-  std::uint64_t ranks[cpu::kMaxRanked];
-  cpu::rank_keys(ids.data(), n, ranks);
-  std::uint64_t by_rank[cpu::kMaxRanked];
-  std::uint64_t ranked = 0;  // bit r: some id has rank r (equal ids share one)
-  for (std::size_t i = 0; i < n; ++i) {
-    by_rank[ranks[i]] = ids[i];
-    ranked |= std::uint64_t{1} << ranks[i];
-  }
-  for (; ranked != 0; ranked &= ranked - 1) out.push_back(by_rank[std::countr_zero(ranked)]);
+  std::uint64_t distinct[cpu::kMaxRanked];
+  out.insert(out.end(), distinct, distinct + cpu::sorted_distinct(ids.data(), n, distinct, nullptr));
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ typedef float Lanes16 __attribute__((vector_size(64)));
 typedef float Lanes8 __attribute__((vector_size(32)));
 typedef std::int32_t Ints16 __attribute__((vector_size(64)));
 typedef std::int32_t Ints8 __attribute__((vector_size(32)));
-static_assert(kNumTags <= 24);
+static_assert(ViterbiTransitions::kBeginLanes == 16 + 8);
 
 // Fills score and back for tokens 1..n-1. An impossible predecessor scores -inf and never
 // wins; a label with no possible predecessor stays impossible (score -inf, back 0).
@@ -46,13 +46,14 @@ __attribute__((always_inline)) inline void forward(const float* emissions, std::
       std::memcpy(&high, into + 16, sizeof high);
       low += previous[x];
       high += previous[x];
-      const auto label = static_cast<std::int32_t>(x);
+      const Ints16 label_low = Ints16{} + static_cast<std::int32_t>(x);
+      const Ints8 label_high = Ints8{} + static_cast<std::int32_t>(x);
       const Ints16 better_low = low > best_low;
       const Ints8 better_high = high > best_high;
       best_low = better_low ? low : best_low;
       best_high = better_high ? high : best_high;
-      from_low = better_low ? label : from_low;
-      from_high = better_high ? label : from_high;
+      from_low = better_low ? label_low : from_low;
+      from_high = better_high ? label_high : from_high;
     }
     alignas(64) float best[24];
     alignas(64) std::int32_t from[24];

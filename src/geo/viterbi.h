@@ -16,8 +16,9 @@ class ViterbiTransitions {
   explicit ViterbiTransitions(std::span<const float> transitions);
 
   // A B- label may follow any label, so B- labels are scored for all tags at once: row x
-  // holds the weights from label x into each tag's B- label, padded with -inf.
-  static constexpr std::size_t kBeginLanes = 32;
+  // holds the weights from label x into each tag's B- label, padded with -inf to the
+  // width of the vectors that read it.
+  static constexpr std::size_t kBeginLanes = 24;
   static_assert(kNumTags <= kBeginLanes);
   const float* into_begin(std::size_t from) const { return &into_begin_[from * kBeginLanes]; }
   float weight(std::size_t from, std::size_t to) const { return weights_[from * kNumLabels + to]; }

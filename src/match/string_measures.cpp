@@ -71,9 +71,9 @@ std::u32string folded(std::string_view utf8) {
 std::size_t lcs_length(std::u32string_view a, std::u32string_view b) {
   if (b.size() > a.size()) std::swap(a, b);  // the length is symmetric; b is the shorter
   if (b.size() <= 64) {
-    // Bit-parallel (Allison and Dix; Hyyro): bit j of v is 0 where the LCS of a's prefix
-    // and b[0, j] gains a character over b[0, j - 1]; one step per character of a instead
-    // of a row of b.size() dependent maxima.
+    // Bit-parallel (Hyyro 2004; Crochemore et al. 2001): bit j of v is 0 where the LCS of
+    // a's prefix and b[0, j] gains a character over b[0, j - 1]; one step per character
+    // of a instead of a row of b.size() dependent maxima.
     std::uint64_t v = ~std::uint64_t{0};
     for (const char32_t ca : a) {
       std::uint64_t matches = 0;

@@ -1,7 +1,6 @@
 #include "match/weighted_measures.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 
 #include "backend/cpu/rank.h"
@@ -20,20 +19,12 @@ WeightedGrams weighted_grams(std::u32string_view s, std::size_t n, const TermWei
     keys.push_back(n == 1 ? TermWeights::key(s[i]) : TermWeights::key(s[i], s[i + 1]));
   }
   if (keys.size() <= cpu::kMaxRanked) {
-    // Equal grams share a rank: each rank taken is a run, as many long as share it.
-    std::uint64_t ranks[cpu::kMaxRanked], by_rank[cpu::kMaxRanked];
-    std::uint8_t count[cpu::kMaxRanked] = {};
-    cpu::rank_keys(keys.data(), keys.size(), ranks);
-    std::uint64_t ranked = 0;
-    for (std::size_t i = 0; i < keys.size(); ++i) {
-      by_rank[ranks[i]] = keys[i];
-      ++count[ranks[i]];
-      ranked |= std::uint64_t{1} << ranks[i];
-    }
-    out.runs.reserve(static_cast<std::size_t>(std::popcount(ranked)));
-    for (; ranked != 0; ranked &= ranked - 1) {
-      const int r = std::countr_zero(ranked);
-      out.runs.push_back({by_rank[r], weights.lookup(by_rank[r]), static_cast<float>(count[r])});
+    std::uint64_t distinct[cpu::kMaxRanked];
+    std::uint8_t counts[cpu::kMaxRanked];
+    const std::size_t runs = cpu::sorted_distinct(keys.data(), keys.size(), distinct, counts);
+    out.runs.reserve(runs);
+    for (std::size_t r = 0; r < runs; ++r) {
+      out.runs.push_back({distinct[r], weights.lookup(distinct[r]), static_cast<float>(counts[r])});
     }
   } else {
     std::sort(keys.begin(), keys.end());

@@ -1,5 +1,6 @@
 #include "backend/cpu/rank.h"
 
+#include <bit>
 #include <cstring>
 
 #include "backend/cpu/kernel_targets.h"
@@ -52,6 +53,26 @@ GEOALIGN_TARGET_AVX512 void rank_avx512(const std::uint64_t* keys, std::size_t n
 
 void rank_keys(const std::uint64_t* keys, std::size_t n, std::uint64_t* ranks) {
   pick_kernel<RankKernel>(rank_baseline, rank_avx2, rank_avx512)(keys, n, ranks);
+}
+
+std::size_t sorted_distinct(const std::uint64_t* keys, std::size_t n, std::uint64_t* distinct,
+                            std::uint8_t* counts) {
+  std::uint64_t ranks[kMaxRanked], by_rank[kMaxRanked];
+  std::uint8_t count[kMaxRanked] = {};
+  rank_keys(keys, n, ranks);
+  std::uint64_t ranked = 0;  // bit r: some key has rank r (equal keys share one)
+  for (std::size_t i = 0; i < n; ++i) {
+    by_rank[ranks[i]] = keys[i];
+    ++count[ranks[i]];
+    ranked |= std::uint64_t{1} << ranks[i];
+  }
+  std::size_t out = 0;
+  for (; ranked != 0; ranked &= ranked - 1, ++out) {
+    const int r = std::countr_zero(ranked);
+    distinct[out] = by_rank[r];
+    if (counts) counts[out] = count[r];
+  }
+  return out;
 }
 
 }  // namespace geoalign::cpu
