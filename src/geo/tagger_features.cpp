@@ -183,15 +183,9 @@ struct HashPrefixes {
 // Appends ids to out sorted and without repeats, as std::sort and std::unique would leave
 // them (emissions sum the weights in this order).
 void append_sorted_unique(const std::vector<std::uint64_t>& ids, std::vector<std::uint64_t>& out) {
-  const std::size_t n = ids.size();
-  if (n > cpu::kMaxRanked) {
-    std::vector<std::uint64_t> sorted(ids);
-    std::sort(sorted.begin(), sorted.end());
-    out.insert(out.end(), sorted.begin(), std::unique(sorted.begin(), sorted.end()));
-    return;
-  }
-  std::uint64_t distinct[cpu::kMaxRanked];
-  out.insert(out.end(), distinct, distinct + cpu::sorted_distinct(ids.data(), n, distinct, nullptr));
+  const std::size_t first = out.size();
+  out.insert(out.end(), ids.begin(), ids.end());
+  out.resize(first + cpu::sort_distinct(out.data() + first, ids.size(), nullptr));
 }
 
 }  // namespace

@@ -55,8 +55,8 @@ __attribute__((always_inline)) inline void forward(const float* emissions, std::
       from_low = better_low ? label_low : from_low;
       from_high = better_high ? label_high : from_high;
     }
-    alignas(64) float best[24];
-    alignas(64) std::int32_t from[24];
+    alignas(64) float best[kLanes];
+    alignas(64) std::int32_t from[kLanes];
     std::memcpy(best, &best_low, sizeof best_low);
     std::memcpy(best + 16, &best_high, sizeof best_high);
     std::memcpy(from, &from_low, sizeof from_low);

@@ -18,22 +18,11 @@ WeightedGrams weighted_grams(std::u32string_view s, std::size_t n, const TermWei
   for (std::size_t i = 0; i + n <= s.size(); ++i) {
     keys.push_back(n == 1 ? TermWeights::key(s[i]) : TermWeights::key(s[i], s[i + 1]));
   }
-  if (keys.size() <= cpu::kMaxRanked) {
-    std::uint64_t distinct[cpu::kMaxRanked];
-    std::uint8_t counts[cpu::kMaxRanked];
-    const std::size_t runs = cpu::sorted_distinct(keys.data(), keys.size(), distinct, counts);
-    out.runs.reserve(runs);
-    for (std::size_t r = 0; r < runs; ++r) {
-      out.runs.push_back({distinct[r], weights.lookup(distinct[r]), static_cast<float>(counts[r])});
-    }
-  } else {
-    std::sort(keys.begin(), keys.end());
-    for (std::size_t i = 0; i < keys.size();) {
-      std::size_t j = i;
-      while (j < keys.size() && keys[j] == keys[i]) ++j;
-      out.runs.push_back({keys[i], weights.lookup(keys[i]), static_cast<float>(j - i)});
-      i = j;
-    }
+  const std::span<std::size_t> counts = scratch_sizes(keys.size());
+  const std::size_t runs = cpu::sort_distinct(keys.data(), keys.size(), counts.data());
+  out.runs.reserve(runs);
+  for (std::size_t r = 0; r < runs; ++r) {
+    out.runs.push_back({keys[r], weights.lookup(keys[r]), static_cast<float>(counts[r])});
   }
   // The same expressions, in the same order, as a walk over both strings' grams would
   // sum them: the features stay bit for bit what the head was trained on.

@@ -1,5 +1,6 @@
 #include "backend/cpu/rank.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -55,10 +56,22 @@ void rank_keys(const std::uint64_t* keys, std::size_t n, std::uint64_t* ranks) {
   pick_kernel<RankKernel>(rank_baseline, rank_avx2, rank_avx512)(keys, n, ranks);
 }
 
-std::size_t sorted_distinct(const std::uint64_t* keys, std::size_t n, std::uint64_t* distinct,
-                            std::uint8_t* counts) {
+std::size_t sort_distinct(std::uint64_t* keys, std::size_t n, std::size_t* counts) {
+  if (n > kMaxRanked) {
+    std::sort(keys, keys + n);
+    std::size_t out = 0;
+    for (std::size_t i = 0; i < n; ++out) {
+      std::size_t j = i;
+      while (j < n && keys[j] == keys[i]) ++j;
+      keys[out] = keys[i];
+      if (counts) counts[out] = j - i;
+      i = j;
+    }
+    return out;
+  }
   std::uint64_t ranks[kMaxRanked], by_rank[kMaxRanked];
-  std::uint8_t count[kMaxRanked] = {};
+  std::uint8_t count[kMaxRanked];  // ranks are below n: only n need clearing
+  std::fill_n(count, n, std::uint8_t{0});
   rank_keys(keys, n, ranks);
   std::uint64_t ranked = 0;  // bit r: some key has rank r (equal keys share one)
   for (std::size_t i = 0; i < n; ++i) {
@@ -69,7 +82,7 @@ std::size_t sorted_distinct(const std::uint64_t* keys, std::size_t n, std::uint6
   std::size_t out = 0;
   for (; ranked != 0; ranked &= ranked - 1, ++out) {
     const int r = std::countr_zero(ranked);
-    distinct[out] = by_rank[r];
+    keys[out] = by_rank[r];
     if (counts) counts[out] = count[r];
   }
   return out;

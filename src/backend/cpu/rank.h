@@ -14,10 +14,9 @@ inline constexpr std::size_t kMaxRanked = 64;
 // n <= kMaxRanked. Vectorized per ISA; every ISA gives the same ranks.
 void rank_keys(const std::uint64_t* keys, std::size_t n, std::uint64_t* ranks);
 
-// The distinct keys of keys[0, n) in increasing order, and how often each occurs (counts
-// may be null), as sorting and merging equal neighbours would give them. n <= kMaxRanked.
-// Returns how many are distinct.
-std::size_t sorted_distinct(const std::uint64_t* keys, std::size_t n, std::uint64_t* distinct,
-                            std::uint8_t* counts);
+// Sorts keys[0, n) and merges equal keys, in place: keys[0, d) become the d distinct keys
+// in increasing order and counts[0, d) (when not null; room for n) how often each
+// occurred. Returns d. Up to kMaxRanked keys are placed by rank; more are sorted.
+std::size_t sort_distinct(std::uint64_t* keys, std::size_t n, std::size_t* counts);
 
 }  // namespace geoalign::cpu
