@@ -13,9 +13,11 @@
 #include "backend/cpu/quantize.h"
 #include "backend/cpu/rank.h"
 #include "backend/ops/attention.h"
+#include "backend/ops/concat.h"
 #include "backend/ops/embedding.h"
 #include "backend/ops/layer_norm.h"
 #include "backend/ops/linear.h"
+#include "backend/ops/normalize.h"
 #include "backend/ops/pooling.h"
 #include "backend/ops/softmax.h"
 
@@ -417,6 +419,38 @@ TEST_P(OpsTest, PoolingClsAndMean) {
   EXPECT_EQ(out.to_vector(), (std::vector<float>{1, 2, 5, 6}));
   pool(Tensor::from_vector({5, 2}, x), cu, Pooling::Mean, out);
   expect_close(out.to_vector(), {2, 3, 7, 8}, 1e-6f);
+}
+
+TEST_P(OpsTest, ConcatColumns) {
+  std::vector<Tensor> parts;
+  parts.push_back(Tensor::from_vector({2, 1}, std::vector<float>{1, 2}));
+  parts.push_back(Tensor::from_vector({2, 3}, std::vector<float>{3, 4, 5, 6, 7, 8}));
+  Tensor out;
+  concat_columns(parts, out);
+  EXPECT_EQ(out.shape(), (Shape{2, 4}));
+  EXPECT_EQ(out.to_vector(), (std::vector<float>{1, 3, 4, 5, 2, 6, 7, 8}));
+
+  parts.push_back(Tensor::from_vector({1, 1}, std::vector<float>{9}));
+  EXPECT_THROW(concat_columns(parts, out), Error);
+  EXPECT_THROW(concat_columns({}, out), Error);
+}
+
+TEST_P(OpsTest, L2NormalizeRows) {
+  const std::int64_t rows = 5, cols = 37;
+  auto values = random_values(static_cast<std::size_t>(rows * cols), 7, 3.0f);
+  std::fill_n(values.begin() + 2 * cols, cols, 0.0f);  // a zero row stays zero, as in PyTorch
+  std::vector<float> want(values.size());
+  for (std::int64_t r = 0; r < rows; ++r) {
+    double norm = 0;
+    for (std::int64_t c = 0; c < cols; ++c) norm += double(values[r * cols + c]) * values[r * cols + c];
+    norm = std::sqrt(norm);
+    for (std::int64_t c = 0; c < cols; ++c) want[r * cols + c] = norm > 0 ? float(values[r * cols + c] / norm) : 0.0f;
+  }
+  Tensor x = Tensor::from_vector({rows, cols}, values);
+  l2_normalize_rows(x);
+  expect_close(x.to_vector(), want, 1e-6f);
+  Tensor flat = Tensor::from_vector({3}, std::vector<float>{1, 2, 3});
+  EXPECT_THROW(l2_normalize_rows(flat), Error);
 }
 
 TEST_P(OpsTest, SoftmaxRows) {

@@ -1,7 +1,9 @@
 #include "model/embedding_head.h"
 
-#include <cmath>
+#include <algorithm>
 
+#include "backend/ops/concat.h"
+#include "backend/ops/normalize.h"
 #include "geoalign/error.h"
 #include "model/json_file.h"
 #include "model/safetensors.h"
@@ -82,18 +84,6 @@ ops::Linear read_dense(const std::filesystem::path& dir, std::int64_t in_feature
   return ops::Linear(tensor("linear.weight", {out, in}), bias, activation);
 }
 
-void l2_normalize_rows(Tensor& x) {
-  const std::int64_t rows = x.dim(0), cols = x.dim(1);
-  for (std::int64_t r = 0; r < rows; ++r) {
-    float* v = x.data<float>() + r * cols;
-    double sum = 0;
-    for (std::int64_t c = 0; c < cols; ++c) sum += static_cast<double>(v[c]) * v[c];
-    // torch.nn.functional.normalize's epsilon, so a zero vector stays zero.
-    const float scale = static_cast<float>(1.0 / std::max(std::sqrt(sum), 1e-12));
-    for (std::int64_t c = 0; c < cols; ++c) v[c] *= scale;
-  }
-}
-
 }  // namespace
 
 EmbeddingHead EmbeddingHead::pooling_only(ops::Pooling pooling, std::int64_t hidden_size) {
@@ -140,28 +130,20 @@ EmbeddingHead EmbeddingHead::load(const std::filesystem::path& model_dir, std::i
 }
 
 void EmbeddingHead::operator()(const Tensor& hidden, std::span<const std::int32_t> cu_seqlens, Tensor& vectors) const {
-  const std::int64_t sequences = static_cast<std::int64_t>(cu_seqlens.size()) - 1;
   Tensor pooled;
   if (poolings_.size() == 1) {
     ops::pool(hidden, cu_seqlens, poolings_[0], pooled);
   } else {
-    const std::int64_t width = hidden_size_ * static_cast<std::int64_t>(poolings_.size());
-    pooled.resize({sequences, width});
-    Tensor part;
-    for (std::size_t p = 0; p < poolings_.size(); ++p) {
-      ops::pool(hidden, cu_seqlens, poolings_[p], part);
-      for (std::int64_t s = 0; s < sequences; ++s) {
-        std::copy_n(part.data<float>() + s * hidden_size_, hidden_size_,
-                    pooled.data<float>() + s * width + static_cast<std::int64_t>(p) * hidden_size_);
-      }
-    }
+    std::vector<Tensor> parts(poolings_.size());
+    for (std::size_t p = 0; p < poolings_.size(); ++p) ops::pool(hidden, cu_seqlens, poolings_[p], parts[p]);
+    ops::concat_columns(parts, pooled);
   }
   for (const ops::Linear& dense : dense_) {
     Tensor next;
     dense(pooled, next);
     pooled = std::move(next);
   }
-  if (normalize_) l2_normalize_rows(pooled);
+  if (normalize_) ops::l2_normalize_rows(pooled);
   vectors = std::move(pooled);
 }
 
