@@ -460,6 +460,29 @@ TEST_P(OpsTest, SoftmaxRows) {
   expect_close(y.to_vector(), {e1 / total, e2 / total, 1.0f / total, 1.0f / 3, 1.0f / 3, 1.0f / 3}, 1e-6f);
 }
 
+TEST_P(OpsTest, TensorCopiesToTheDeviceAndBack) {
+  const std::vector<float> values = {1.5f, -2.0f, 3.25f, 0.0f, 7.0f, -8.5f};
+  const Tensor host = Tensor::from_vector({2, 3}, values);
+  const Tensor there = host.to(GetParam());
+  EXPECT_EQ(there.device(), GetParam());
+  EXPECT_EQ(there.shape(), host.shape());
+  EXPECT_EQ(there.to_vector(), values);
+  EXPECT_EQ(there.to(Device::CPU).to_vector(), values);
+  EXPECT_EQ(Tensor({0, 3}, DType::F32, GetParam()).to_vector(), std::vector<float>{});
+}
+
+#ifndef GEOALIGN_WITH_CUDA
+TEST(Tensor, ADeviceThisBuildLacksIsAClearError) {
+  try {
+    Tensor t({2, 2}, DType::F32, Device::CUDA);
+    FAIL() << "a CUDA tensor was created in a build without CUDA";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no CUDA backend"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(Tensor({0}, DType::F32, Device::CUDA), Error);  // even when nothing would be allocated
+}
+#endif
+
 INSTANTIATE_TEST_SUITE_P(Devices, OpsTest, ::testing::Values(Device::CPU),
                          [](const auto& param_info) { return std::string(device_name(param_info.param)); });
 

@@ -1,13 +1,12 @@
 #include "backend/tensor.h"
 
-#include <cstdlib>
 #include <cstring>
+
+#include "backend/memory.h"
 
 namespace geoalign {
 
 namespace {
-
-constexpr std::size_t kAlignment = 64;
 
 std::int64_t checked_numel(const Shape& shape) {
   std::int64_t n = 1;
@@ -27,10 +26,10 @@ std::string shape_to_string(const Shape& shape) {
   return s + "]";
 }
 
-void Tensor::Free::operator()(std::byte* p) const { std::free(p); }
+void Tensor::Free::operator()(std::byte* p) const { free_bytes(device, p); }
 
-Tensor::Tensor(Shape shape, DType dtype, Device device) : dtype_(dtype), device_(device) {
-  if (device != Device::CPU) throw Error("tensors on device " + std::string(device_name(device)) + " are not supported in this build");
+Tensor::Tensor(Shape shape, DType dtype, Device device) : dtype_(dtype), device_(device), storage_(nullptr, Free{device}) {
+  require_device(device);
   resize(std::move(shape));
 }
 
@@ -54,11 +53,15 @@ void Tensor::resize(Shape shape) {
   const std::int64_t n = checked_numel(shape);
   const std::size_t bytes = static_cast<std::size_t>(n) * element_size();
   if (bytes > capacity_bytes_) {
-    const std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-    auto* p = static_cast<std::byte*>(std::aligned_alloc(kAlignment, rounded));
-    if (p == nullptr) throw Error("out of memory allocating a tensor of shape " + shape_to_string(shape));
+    storage_.reset();  // the old storage goes first, so the peak is not both
+    capacity_bytes_ = 0;
+    std::byte* p = allocate_bytes(device_, bytes);
+    if (p == nullptr) {
+      throw Error(std::string("out of ") + device_name(device_) + " memory allocating a tensor of shape " +
+                  shape_to_string(shape));
+    }
     storage_.reset(p);
-    capacity_bytes_ = rounded;
+    capacity_bytes_ = bytes;
   }
   shape_ = std::move(shape);
   numel_ = n;
@@ -68,9 +71,17 @@ void Tensor::check_dtype(DType expected) const {
   if (dtype_ != expected) throw Error("tensor dtype mismatch");
 }
 
+Tensor Tensor::to(Device device) const {
+  Tensor out(shape_, dtype_, device);
+  copy_bytes(device, out.storage_.get(), device_, storage_.get(), bytes());
+  return out;
+}
+
 std::vector<float> Tensor::to_vector() const {
-  const float* p = data<float>();
-  return std::vector<float>(p, p + numel_);
+  check_dtype(DType::F32);
+  std::vector<float> out(static_cast<std::size_t>(numel_));
+  copy_bytes(Device::CPU, reinterpret_cast<std::byte*>(out.data()), device_, storage_.get(), bytes());
+  return out;
 }
 
 }  // namespace geoalign

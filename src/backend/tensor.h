@@ -16,9 +16,9 @@ using Shape = std::vector<std::int64_t>;
 
 std::string shape_to_string(const Shape& shape);
 
-// A dense row-major tensor that owns 64-byte-aligned storage. resize() keeps the
-// allocation when it is large enough, so activations reused across batches stop
-// allocating once the largest batch shape has been seen.
+// A dense row-major tensor that owns its storage on one device (64-byte aligned on the
+// CPU). resize() keeps the allocation when it is large enough, so activations reused
+// across batches stop allocating once the largest batch shape has been seen.
 class Tensor {
  public:
   Tensor() = default;
@@ -37,6 +37,8 @@ class Tensor {
   Device device() const { return device_; }
   bool empty() const { return numel_ == 0; }
 
+  // The storage, in the tensor's device's memory: only that device's ops may read it.
+  // Code above the ops layer reads results with to_vector() or to(Device::CPU).
   template <typename T>
   T* data() {
     check_dtype(dtype_of<T>());
@@ -48,6 +50,9 @@ class Tensor {
     return reinterpret_cast<const T*>(storage_.get());
   }
 
+  // A copy on another device (or the same one).
+  Tensor to(Device device) const;
+  // The values, copied to the host.
   std::vector<float> to_vector() const;
 
  private:
@@ -57,9 +62,15 @@ class Tensor {
     return std::is_same_v<T, float> ? DType::F32 : DType::I32;
   }
   struct Free {
+    // Constructors, not a member initializer or a default argument: unique_ptr must see
+    // Free as default constructible while Tensor is still incomplete.
+    Free() noexcept : device(Device::CPU) {}
+    explicit Free(Device d) noexcept : device(d) {}
     void operator()(std::byte* p) const;
+    Device device;
   };
   std::size_t element_size() const;
+  std::size_t bytes() const { return static_cast<std::size_t>(numel_) * element_size(); }
   void check_dtype(DType expected) const;
 
   Shape shape_;

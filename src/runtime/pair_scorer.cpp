@@ -97,7 +97,8 @@ void PairScorer::classify(std::span<const text::EncodedInput* const> inputs, mod
   Tensor probabilities;
   encoder_probabilities(inputs, ws, probabilities, timer);
   const auto n = static_cast<std::size_t>(probabilities.dim(1));
-  const float* final = probabilities.data<float>();
+  const std::vector<float> encoder_host = probabilities.to_vector();
+  const float* final = encoder_host.data();
   if (encoder) encoder->assign(final, final + inputs.size() * n);
   std::vector<float> head_probabilities;
   if (folder_.head) {
@@ -118,9 +119,10 @@ void PairScorer::embed(std::span<const text::EncodedInput* const> inputs, model:
   Tensor out;
   (head ? *head : folder_.embedding)(folder_.model.encode(batch, ws), batch.cu_seqlens, out);
   const std::int64_t dim = out.dim(1);
+  const std::vector<float> host = out.to_vector();
   vectors.clear();
   for (std::size_t k = 0; k < inputs.size(); ++k) {
-    const float* row = out.data<float>() + static_cast<std::int64_t>(k) * dim;
+    const float* row = host.data() + static_cast<std::int64_t>(k) * dim;
     vectors.emplace_back(row, row + dim);
   }
 }
