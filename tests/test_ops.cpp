@@ -10,6 +10,7 @@
 #include "backend/cpu/bf16.h"
 #include "backend/cpu/epilogue.h"
 #include "backend/cpu/isa.h"
+#include "backend/cpu/linear_kernels.h"
 #include "backend/cpu/quantize.h"
 #include "backend/cpu/rank.h"
 #include "backend/ops/attention.h"
@@ -103,7 +104,7 @@ TEST_P(OpsTest, Int8LinearStaysWithinItsQuantizationBound) {
     for (std::int64_t o = 0; o < out; ++o) {
       float w_max = 0;
       for (std::int64_t k = 0; k < in; ++k) w_max = std::max(w_max, std::abs(w[o * in + k]));
-      const double dw = w_max / static_cast<double>(int8_weight_levels()) / 2.0;
+      const double dw = w_max / static_cast<double>(cpu::int8_weight_levels()) / 2.0;
       for (std::int64_t r = 0; r < rows; ++r) {
         float x_max = 0;
         for (std::int64_t k = 0; k < in; ++k) x_max = std::max(x_max, std::abs(x[r * in + k]));
@@ -145,7 +146,7 @@ TEST_P(OpsTest, Bf16LinearUsesTheNativeKernelWhereTheCpuHasOne) {
   const Linear linear(Tensor::from_vector({8, 32}, random_values(8 * 32, 3)), Tensor({8}), Activation::None,
                       MatmulPrecision::BF16);
   const bool emulated = linear.kernel().rfind("bf16 weights on ", 0) == 0;
-  EXPECT_EQ(emulated, !native_bf16_matmul()) << linear.kernel();
+  EXPECT_EQ(emulated, !cpu::native_bf16_matmul()) << linear.kernel();
 }
 
 // The vector conversion must round exactly as the scalar reference does: to nearest,

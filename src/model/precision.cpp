@@ -2,19 +2,14 @@
 
 namespace geoalign::model {
 
-ops::MatmulPrecision resolve_precision(Precision requested) {
+ops::MatmulPrecision resolve_precision(Precision requested, Device device) {
   switch (requested) {
     case Precision::FP32: return ops::MatmulPrecision::FP32;
     case Precision::BF16: return ops::MatmulPrecision::BF16;
     case Precision::INT8: return ops::MatmulPrecision::INT8;
     case Precision::Auto: break;
   }
-  // int8 and bf16 both keep fp32's labels within the accuracy bounds on real pairs
-  // (README, "Precision"); each pays only where the CPU multiplies it natively. Where
-  // both are native, int8 measured fastest (geoalign bench, Zen 5: 4x256 and BERT-base
-  // shapes, batch 1 and 64). On plain AVX2 both are slower than fp32.
-  if (ops::int8_weight_levels() == 127) return ops::MatmulPrecision::INT8;
-  return ops::native_bf16_matmul() ? ops::MatmulPrecision::BF16 : ops::MatmulPrecision::FP32;
+  return ops::auto_matmul_precision(device);
 }
 
 Precision precision_of(ops::MatmulPrecision p) {

@@ -5,9 +5,9 @@
 
 namespace geoalign::model {
 
-// The matmul precision a requested precision runs at. Throws Error for a precision this
-// build has no kernel for, naming what to use instead.
-ops::MatmulPrecision resolve_precision(Precision requested);
+// The matmul precision a requested precision runs at on `device`: `auto` is the device's
+// fastest that keeps fp32's labels.
+ops::MatmulPrecision resolve_precision(Precision requested, Device device = Device::CPU);
 Precision precision_of(ops::MatmulPrecision p);
 
 }  // namespace geoalign::model

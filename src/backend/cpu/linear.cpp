@@ -37,10 +37,6 @@ std::unique_ptr<ops::Linear::Impl> make_fp32_linear(const Tensor& weight, const 
   return std::make_unique<OneDnnLinear>(weight, bias, activation);
 }
 
-}  // namespace geoalign::cpu
-
-namespace geoalign::ops {
-
 namespace {
 
 dnnl::cpu_isa onednn_isa() { return dnnl::get_effective_cpu_isa(); }
@@ -60,6 +56,20 @@ int int8_weight_levels() {
 bool native_bf16_matmul() {
   const dnnl::cpu_isa best = onednn_isa();
   return best == dnnl::cpu_isa::avx512_core_bf16 || best == dnnl::cpu_isa::avx512_core_amx;
+}
+
+}  // namespace geoalign::cpu
+
+namespace geoalign::ops {
+
+// int8 and bf16 both keep fp32's labels within the accuracy bounds on real pairs; each
+// pays only where the CPU multiplies it natively. Where both are native, int8 measured
+// fastest (geoalign bench, Zen 5: 4x256 and BERT-base shapes, batch 1 and 64). On plain
+// AVX2 both are slower than fp32.
+template <>
+MatmulPrecision auto_matmul_precision<Device::CPU>() {
+  if (cpu::int8_weight_levels() == 127) return MatmulPrecision::INT8;
+  return cpu::native_bf16_matmul() ? MatmulPrecision::BF16 : MatmulPrecision::FP32;
 }
 
 template <>

@@ -70,7 +70,7 @@ class Bf16WeightsOnFp32Linear final : public ops::Linear::Impl {
 
 std::unique_ptr<ops::Linear::Impl> make_bf16_linear(const Tensor& weight, const Tensor& bias,
                                                     ops::Activation activation) {
-  if (!ops::native_bf16_matmul()) return std::make_unique<Bf16WeightsOnFp32Linear>(weight, bias, activation);
+  if (!native_bf16_matmul()) return std::make_unique<Bf16WeightsOnFp32Linear>(weight, bias, activation);
   return std::make_unique<OneDnnBf16Linear>(weight, bias, activation);
 }
 

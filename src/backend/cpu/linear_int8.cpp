@@ -31,7 +31,7 @@ class OneDnnInt8Linear final : public ops::Linear::Impl {
         activation_(activation) {
     std::vector<std::int8_t> quantized(static_cast<std::size_t>(out_ * in_));
     const float* w = weight.data<float>();
-    const auto levels = static_cast<float>(ops::int8_weight_levels());
+    const auto levels = static_cast<float>(int8_weight_levels());
     for (memory::dim o = 0; o < out_; ++o) {
       float max_abs = 0.0f;
       for (memory::dim i = 0; i < in_; ++i) max_abs = std::max(max_abs, std::fabs(w[o * in_ + i]));

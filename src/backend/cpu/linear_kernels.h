@@ -7,6 +7,12 @@
 // The CPU implementations of ops::Linear, one per precision (linear_*.cpp).
 namespace geoalign::cpu {
 
+// Facts about this CPU (as capped by ONEDNN_MAX_CPU_ISA).
+int int8_weight_levels();
+// AVX512-BF16 or AMX. Without them a bf16 layer runs fp32 arithmetic on bf16-rounded
+// weights: bf16's accuracy at fp32's speed.
+bool native_bf16_matmul();
+
 std::unique_ptr<ops::Linear::Impl> make_fp32_linear(const Tensor& weight, const Tensor& bias,
                                                     ops::Activation activation);
 std::unique_ptr<ops::Linear::Impl> make_int8_linear(const Tensor& weight, const Tensor& bias,

@@ -23,6 +23,11 @@ const char* matmul_precision_name(MatmulPrecision precision) {
   return "fp32";
 }
 
+MatmulPrecision auto_matmul_precision(Device device) {
+  GEOALIGN_DISPATCH_DEVICE(device, return auto_matmul_precision<D>());
+  return MatmulPrecision::FP32;
+}
+
 Linear::Linear(const Tensor& weight, const Tensor& bias, Activation activation, MatmulPrecision precision) {
   if (weight.rank() != 2 || bias.rank() != 1 || bias.dim(0) != weight.dim(0)) {
     throw Error("linear layer: weight " + shape_to_string(weight.shape()) + " and bias " +

@@ -28,11 +28,11 @@ struct LinearClock {
   static double seconds();
 };
 
-// Facts about this CPU (as capped by ONEDNN_MAX_CPU_ISA).
-int int8_weight_levels();
-// AVX512-BF16 or AMX. Without them a bf16 layer runs fp32 arithmetic on bf16-rounded
-// weights: bf16's accuracy at fp32's speed.
-bool native_bf16_matmul();
+// The precision `auto` picks on a device: the fastest there that keeps fp32's labels
+// within the accuracy bounds (docs/performance.md, "Precision").
+MatmulPrecision auto_matmul_precision(Device device);
+template <Device D>
+MatmulPrecision auto_matmul_precision();
 
 // y = activation(x W^T + b), with the activation fused into the GEMM's epilogue.
 // The weight keeps PyTorch's [out_features, in_features] layout; a backend may repack
