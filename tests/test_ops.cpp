@@ -13,6 +13,9 @@
 #include "backend/cpu/linear_kernels.h"
 #include "backend/cpu/quantize.h"
 #include "backend/cpu/rank.h"
+#ifdef GEOALIGN_WITH_CUDA
+#include "backend/cuda/device_probe.h"
+#endif
 #include "backend/ops/attention.h"
 #include "backend/ops/concat.h"
 #include "backend/ops/embedding.h"
@@ -461,7 +464,23 @@ TEST_P(OpsTest, SoftmaxRows) {
   expect_close(y.to_vector(), {e1 / total, e2 / total, 1.0f / total, 1.0f / 3, 1.0f / 3, 1.0f / 3}, 1e-6f);
 }
 
-TEST_P(OpsTest, TensorCopiesToTheDeviceAndBack) {
+INSTANTIATE_TEST_SUITE_P(Devices, OpsTest, ::testing::Values(Device::CPU),
+                         [](const auto& param_info) { return std::string(device_name(param_info.param)); });
+
+// Tensor storage on every device this build has. A device without its hardware here
+// skips, saying why.
+class DeviceTensorTest : public ::testing::TestWithParam<Device> {
+ protected:
+  void SetUp() override {
+#ifdef GEOALIGN_WITH_CUDA
+    if (GetParam() == Device::CUDA && cuda::probe().devices == 0) {
+      GTEST_SKIP() << "no usable CUDA device: " << cuda::probe().reason;
+    }
+#endif
+  }
+};
+
+TEST_P(DeviceTensorTest, CopiesToTheDeviceAndBack) {
   const std::vector<float> values = {1.5f, -2.0f, 3.25f, 0.0f, 7.0f, -8.5f};
   const Tensor host = Tensor::from_vector({2, 3}, values);
   const Tensor there = host.to(GetParam());
@@ -469,23 +488,35 @@ TEST_P(OpsTest, TensorCopiesToTheDeviceAndBack) {
   EXPECT_EQ(there.shape(), host.shape());
   EXPECT_EQ(there.to_vector(), values);
   EXPECT_EQ(there.to(Device::CPU).to_vector(), values);
+  EXPECT_EQ(there.to(GetParam()).to_vector(), values);
   EXPECT_EQ(Tensor({0, 3}, DType::F32, GetParam()).to_vector(), std::vector<float>{});
 }
 
-#ifndef GEOALIGN_WITH_CUDA
-TEST(Tensor, ADeviceThisBuildLacksIsAClearError) {
+#ifdef GEOALIGN_WITH_CUDA
+const Device kBuildDevices[] = {Device::CPU, Device::CUDA};
+#else
+const Device kBuildDevices[] = {Device::CPU};
+#endif
+
+INSTANTIATE_TEST_SUITE_P(Devices, DeviceTensorTest, ::testing::ValuesIn(kBuildDevices),
+                         [](const auto& param_info) { return std::string(device_name(param_info.param)); });
+
+// A CUDA tensor where this build or this machine has no CUDA is a clear error.
+TEST(DeviceTensor, ACudaTensorWithoutCudaIsAClearError) {
+#ifdef GEOALIGN_WITH_CUDA
+  if (cuda::probe().devices > 0) GTEST_SKIP() << "this machine has a CUDA device";
+  const std::string expected = "no usable CUDA device";
+#else
+  const std::string expected = "no CUDA backend";
+#endif
   try {
     Tensor t({2, 2}, DType::F32, Device::CUDA);
-    FAIL() << "a CUDA tensor was created in a build without CUDA";
+    FAIL() << "a CUDA tensor was created";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("no CUDA backend"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
   }
   EXPECT_THROW(Tensor({0}, DType::F32, Device::CUDA), Error);  // even when nothing would be allocated
 }
-#endif
-
-INSTANTIATE_TEST_SUITE_P(Devices, OpsTest, ::testing::Values(Device::CPU),
-                         [](const auto& param_info) { return std::string(device_name(param_info.param)); });
 
 }  // namespace
 }  // namespace geoalign::ops

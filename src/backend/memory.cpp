@@ -2,7 +2,7 @@
 
 namespace geoalign {
 
-void require_device(Device device) { GEOALIGN_DISPATCH_DEVICE(device, (void)D); }
+void require_device(Device device) { GEOALIGN_DISPATCH_DEVICE(device, require_device<D>()); }
 
 std::byte* allocate_bytes(Device device, std::size_t bytes) {
   GEOALIGN_DISPATCH_DEVICE(device, return allocate_bytes<D>(bytes));

@@ -15,6 +15,8 @@ void free_bytes(Device device, std::byte* p) noexcept;
 void copy_bytes(Device to, std::byte* dst, Device from, const std::byte* src, std::size_t bytes);
 
 template <Device D>
+void require_device();
+template <Device D>
 std::byte* allocate_bytes(std::size_t bytes);
 template <Device D>
 void free_bytes(std::byte* p) noexcept;
