@@ -67,6 +67,16 @@ void Tensor::resize(Shape shape) {
   numel_ = n;
 }
 
+void Tensor::resize(Shape shape, Device device) {
+  if (device != device_) {
+    require_device(device);
+    storage_ = decltype(storage_)(nullptr, Free(device));
+    capacity_bytes_ = 0;
+    device_ = device;
+  }
+  resize(std::move(shape));
+}
+
 void Tensor::check_dtype(DType expected) const {
   if (dtype_ != expected) throw Error("tensor dtype mismatch");
 }

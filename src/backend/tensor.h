@@ -28,6 +28,9 @@ class Tensor {
   static Tensor from_vector(Shape shape, const std::vector<std::int32_t>& values);
 
   void resize(Shape shape);
+  // The same, on `device`: an op's output follows its input there (a tensor on another
+  // device gives up its storage).
+  void resize(Shape shape, Device device);
 
   const Shape& shape() const { return shape_; }
   std::int64_t dim(std::size_t i) const { return shape_.at(i); }

@@ -4,13 +4,8 @@
 #include <string>
 
 #include "backend/ops/attention.h"
-#include "backend/ops/concat.h"
 #include "backend/ops/embedding.h"
-#include "backend/ops/layer_norm.h"
 #include "backend/ops/linear.h"
-#include "backend/ops/normalize.h"
-#include "backend/ops/pooling.h"
-#include "backend/ops/softmax.h"
 
 namespace geoalign::ops {
 
@@ -32,11 +27,6 @@ std::unique_ptr<Linear::Impl> make_linear<Device::CUDA>(const Tensor&, const Ten
 }
 
 template <>
-void layer_norm<Device::CUDA>(const Tensor&, const Tensor*, const Tensor&, const Tensor&, float, Tensor&) {
-  pending("layer_norm");
-}
-
-template <>
 void attention<Device::CUDA>(const Tensor&, std::span<const std::int32_t>, std::int64_t, Tensor&) {
   pending("attention");
 }
@@ -44,26 +34,6 @@ void attention<Device::CUDA>(const Tensor&, std::span<const std::int32_t>, std::
 template <>
 void embed_tokens<Device::CUDA>(const Tensor&, const Tensor&, const Tensor&, const EmbeddingTables&, Tensor&) {
   pending("embed_tokens");
-}
-
-template <>
-void pool<Device::CUDA>(const Tensor&, std::span<const std::int32_t>, Pooling, Tensor&) {
-  pending("pool");
-}
-
-template <>
-void softmax<Device::CUDA>(const Tensor&, Tensor&) {
-  pending("softmax");
-}
-
-template <>
-void concat_columns<Device::CUDA>(std::span<const Tensor>, Tensor&) {
-  pending("concat_columns");
-}
-
-template <>
-void l2_normalize_rows<Device::CUDA>(Tensor&) {
-  pending("l2_normalize_rows");
 }
 
 }  // namespace geoalign::ops

@@ -13,7 +13,7 @@ void attention(const Tensor& qkv, std::span<const std::int32_t> cu_seqlens, std:
                 std::to_string(num_heads) + " heads");
   }
   require_cu_seqlens(cu_seqlens, qkv.dim(0), op);
-  out.resize({qkv.dim(0), hidden});
+  out.resize({qkv.dim(0), hidden}, qkv.device());
   GEOALIGN_DISPATCH_DEVICE(qkv.device(), attention<D>(qkv, cu_seqlens, num_heads, out));
 }
 

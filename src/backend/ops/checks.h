@@ -21,6 +21,13 @@ inline void require_dim(const Tensor& t, std::size_t axis, std::int64_t size, co
   }
 }
 
+inline void require_device_of(const Tensor& t, Device device, const char* op) {
+  if (t.device() != device) {
+    throw Error(std::string(op) + ": an input is on " + device_name(t.device()) + ", the others on " +
+                device_name(device));
+  }
+}
+
 template <typename Seqlens>
 void require_cu_seqlens(const Seqlens& cu_seqlens, std::int64_t tokens, const char* op) {
   if (cu_seqlens.empty() || cu_seqlens.front() != 0 || cu_seqlens.back() != tokens) {

@@ -14,7 +14,7 @@ void concat_columns(std::span<const Tensor> parts, Tensor& out) {
     if (part.device() != parts[0].device()) throw Error("concat_columns: parts on different devices");
     width += part.dim(1);
   }
-  out.resize({parts[0].dim(0), width});
+  out.resize({parts[0].dim(0), width}, parts[0].device());
   GEOALIGN_DISPATCH_DEVICE(parts[0].device(), concat_columns<D>(parts, out));
 }
 

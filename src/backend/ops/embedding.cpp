@@ -15,7 +15,7 @@ void embed_tokens(const Tensor& ids, const Tensor& type_ids, const Tensor& posit
   require_dim(positions, 0, tokens, op, "positions");
   require_dim(tables.position, 1, hidden, op, "position table");
   require_dim(tables.token_type, 1, hidden, op, "token type table");
-  out.resize({tokens, hidden});
+  out.resize({tokens, hidden}, tables.word.device());
   GEOALIGN_DISPATCH_DEVICE(tables.word.device(), embed_tokens<D>(ids, type_ids, positions, tables, out));
 }
 

@@ -15,7 +15,10 @@ void layer_norm(const Tensor& x, const Tensor* residual, const Tensor& gamma, co
   }
   require_dim(gamma, 0, hidden, op, "gamma");
   require_dim(beta, 0, hidden, op, "beta");
-  y.resize(x.shape());
+  for (const Tensor* t : {residual, &gamma, &beta}) {
+    if (t != nullptr) require_device_of(*t, x.device(), op);
+  }
+  y.resize(x.shape(), x.device());
   GEOALIGN_DISPATCH_DEVICE(x.device(), layer_norm<D>(x, residual, gamma, beta, eps, y));
 }
 

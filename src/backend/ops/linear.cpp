@@ -47,7 +47,7 @@ void Linear::operator()(const Tensor& x, Tensor& y) const {
     throw Error("linear layer expects [rows, " + std::to_string(in_features_) + "], got " +
                 shape_to_string(x.shape()));
   }
-  y.resize({x.dim(0), out_features_});
+  y.resize({x.dim(0), out_features_}, x.device());
   if (x.dim(0) == 0) return;
   if (!clock_on.load(std::memory_order_relaxed)) {
     impl_->forward(x, y);

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "backend/cuda/cuda_check.h"
+#include "backend/tensor.h"
+
+namespace geoalign::cuda {
+
+// Row kernels use one block of this many threads per row: enough to cover a 768- or
+// 1024-wide hidden vector in a few strided steps.
+constexpr int kRowThreads = 256;
+
+// A kernel launch's own error (a bad configuration) surfaces at once; a fault inside the
+// kernel surfaces at the next synchronizing call, the copy back to the host.
+inline void check_launch(const char* kernel) { check(cudaGetLastError(), kernel); }
+
+// The sum of v over the block, in every thread. `scratch` holds one float per warp.
+__device__ inline float block_sum(float v, float* scratch) {
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  __syncthreads();  // scratch may still be read from a previous call
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  float total = 0.0f;
+  for (int w = 0; w < (blockDim.x + 31) / 32; ++w) total += scratch[w];
+  return total;
+}
+
+// cu_seqlens, which the ops take on the host, copied to the device for a kernel.
+inline Tensor device_offsets(std::span<const std::int32_t> cu_seqlens) {
+  return Tensor::from_vector({static_cast<std::int64_t>(cu_seqlens.size())},
+                             std::vector<std::int32_t>(cu_seqlens.begin(), cu_seqlens.end()))
+      .to(Device::CUDA);
+}
+
+}  // namespace geoalign::cuda
