@@ -2,6 +2,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cfloat>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -19,16 +20,26 @@ constexpr int kRowThreads = 256;
 // kernel surfaces at the next synchronizing call, the copy back to the host.
 inline void check_launch(const char* kernel) { check(cudaGetLastError(), kernel); }
 
-// The sum of v over the block, in every thread. `scratch` holds one float per warp.
-__device__ inline float block_sum(float v, float* scratch) {
-  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+// v combined over the block, in every thread: warps first, then one value per warp.
+// `scratch` holds one float per warp; blockDim.x is a multiple of 32.
+template <typename Combine>
+__device__ float block_reduce(float v, float* scratch, Combine combine, float identity) {
+  for (int offset = 16; offset > 0; offset /= 2) v = combine(v, __shfl_down_sync(0xffffffffu, v, offset));
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   __syncthreads();  // scratch may still be read from a previous call
   if (lane == 0) scratch[warp] = v;
   __syncthreads();
-  float total = 0.0f;
-  for (int w = 0; w < (blockDim.x + 31) / 32; ++w) total += scratch[w];
+  float total = identity;
+  for (int w = 0; w < static_cast<int>(blockDim.x + 31) / 32; ++w) total = combine(total, scratch[w]);
   return total;
+}
+
+__device__ inline float block_sum(float v, float* scratch) {
+  return block_reduce(v, scratch, [](float a, float b) { return a + b; }, 0.0f);
+}
+
+__device__ inline float block_max(float v, float* scratch) {
+  return block_reduce(v, scratch, [](float a, float b) { return fmaxf(a, b); }, -FLT_MAX);
 }
 
 // cu_seqlens, which the ops take on the host, copied to the device for a kernel.

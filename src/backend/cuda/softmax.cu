@@ -1,5 +1,3 @@
-#include <cfloat>
-
 #include "backend/cuda/launch.cuh"
 #include "backend/ops/softmax.h"
 
@@ -7,24 +5,13 @@ namespace geoalign::ops {
 
 namespace {
 
-__device__ float block_max(float v, float* scratch) {
-  for (int offset = 16; offset > 0; offset /= 2) v = fmaxf(v, __shfl_down_sync(0xffffffffu, v, offset));
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  __syncthreads();
-  if (lane == 0) scratch[warp] = v;
-  __syncthreads();
-  float best = -FLT_MAX;
-  for (int w = 0; w < (blockDim.x + 31) / 32; ++w) best = fmaxf(best, scratch[w]);
-  return best;
-}
-
 __global__ void softmax_rows(const float* x, int cols, float* y) {
   __shared__ float scratch[cuda::kRowThreads / 32];
   const float* in = x + static_cast<std::int64_t>(blockIdx.x) * cols;
   float* out = y + static_cast<std::int64_t>(blockIdx.x) * cols;
   float best = -FLT_MAX;
   for (int c = threadIdx.x; c < cols; c += blockDim.x) best = fmaxf(best, in[c]);
-  best = block_max(best, scratch);
+  best = cuda::block_max(best, scratch);
   float total = 0.0f;
   for (int c = threadIdx.x; c < cols; c += blockDim.x) total += out[c] = expf(in[c] - best);
   const float inv = 1.0f / cuda::block_sum(total, scratch);
