@@ -1,0 +1,158 @@
+// Ops with a kernel on every device this build has, each against one plain reference,
+// as llama.cpp's test-backend-ops does. Its own executable, linking no more than these ops
+// need, so that tools/gpu/check.sh can carry it to a GPU machine with few libraries.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "backend/cpu/isa.h"
+#include "backend/ops/concat.h"
+#include "backend/ops/layer_norm.h"
+#include "backend/ops/normalize.h"
+#include "backend/ops/pooling.h"
+#include "backend/ops/softmax.h"
+#ifdef GEOALIGN_WITH_CUDA
+#include "backend/cuda/device_probe.h"
+#endif
+#include "support/numeric.h"
+
+namespace geoalign::ops {
+namespace {
+
+using testing::expect_close;
+using testing::random_values;
+
+// A device without its hardware here skips, saying why.
+class DeviceOpsTest : public ::testing::TestWithParam<Device> {
+ protected:
+  void SetUp() override {
+#ifdef GEOALIGN_WITH_CUDA
+    if (GetParam() == Device::CUDA && cuda::probe().devices == 0) {
+      GTEST_SKIP() << "no usable CUDA device: " << cuda::probe().reason;
+    }
+#endif
+  }
+  template <typename T>
+  Tensor on_device(Shape shape, const std::vector<T>& values) const {
+    return Tensor::from_vector(std::move(shape), values).to(GetParam());
+  }
+};
+
+TEST_P(DeviceOpsTest, TensorCopiesToTheDeviceAndBack) {
+  const std::vector<float> values = {1.5f, -2.0f, 3.25f, 0.0f, 7.0f, -8.5f};
+  const Tensor host = Tensor::from_vector({2, 3}, values);
+  const Tensor there = host.to(GetParam());
+  EXPECT_EQ(there.device(), GetParam());
+  EXPECT_EQ(there.shape(), host.shape());
+  EXPECT_EQ(there.to_vector(), values);
+  EXPECT_EQ(there.to(Device::CPU).to_vector(), values);
+  EXPECT_EQ(there.to(GetParam()).to_vector(), values);
+  EXPECT_EQ(Tensor({0, 3}, DType::F32, GetParam()).to_vector(), std::vector<float>{});
+}
+
+#ifdef GEOALIGN_WITH_CUDA
+const Device kBuildDevices[] = {Device::CPU, Device::CUDA};
+#else
+const Device kBuildDevices[] = {Device::CPU};
+#endif
+
+TEST_P(DeviceOpsTest, LayerNormWithResidualInPlace) {
+  const std::int64_t rows = 5, hidden = 40;
+  const auto x = random_values(rows * hidden, 4, 3.0f), r = random_values(rows * hidden, 5);
+  const auto g = random_values(hidden, 6), b = random_values(hidden, 7);
+  std::vector<float> want(rows * hidden);
+  for (std::int64_t i = 0; i < rows; ++i) {
+    double mean = 0, var = 0;
+    for (std::int64_t h = 0; h < hidden; ++h) mean += x[i * hidden + h] + r[i * hidden + h];
+    mean /= hidden;
+    for (std::int64_t h = 0; h < hidden; ++h) var += std::pow(x[i * hidden + h] + r[i * hidden + h] - mean, 2);
+    var /= hidden;
+    for (std::int64_t h = 0; h < hidden; ++h) {
+      want[i * hidden + h] =
+          static_cast<float>((x[i * hidden + h] + r[i * hidden + h] - mean) / std::sqrt(var + 1e-12) * g[h] + b[h]);
+    }
+  }
+  for (cpu::Isa isa : {cpu::Isa::Avx512Bf16, cpu::Isa::Avx2, cpu::Isa::Baseline}) {
+    cpu::limit_isa(isa);
+    Tensor residual = on_device({rows, hidden}, r);
+    // The model writes the result over the residual stream; that aliasing must be safe.
+    layer_norm(on_device({rows, hidden}, x), &residual, on_device({hidden}, g),
+               on_device({hidden}, b), 1e-12f, residual);
+    expect_close(residual.to_vector(), want, 1e-5f);
+  }
+  cpu::limit_isa(cpu::Isa::Avx512Bf16);
+}
+
+TEST_P(DeviceOpsTest, PoolingClsAndMean) {
+  const std::vector<float> x = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};  // 5 tokens x 2
+  const std::vector<std::int32_t> cu = {0, 2, 5};
+  Tensor out;
+  pool(on_device({5, 2}, x), cu, Pooling::Cls, out);
+  EXPECT_EQ(out.to_vector(), (std::vector<float>{1, 2, 5, 6}));
+  pool(on_device({5, 2}, x), cu, Pooling::Mean, out);
+  expect_close(out.to_vector(), {2, 3, 7, 8}, 1e-6f);
+}
+
+TEST_P(DeviceOpsTest, ConcatColumns) {
+  std::vector<Tensor> parts;
+  parts.push_back(on_device({2, 1}, std::vector<float>{1, 2}));
+  parts.push_back(on_device({2, 3}, std::vector<float>{3, 4, 5, 6, 7, 8}));
+  Tensor out;
+  concat_columns(parts, out);
+  EXPECT_EQ(out.shape(), (Shape{2, 4}));
+  EXPECT_EQ(out.to_vector(), (std::vector<float>{1, 3, 4, 5, 2, 6, 7, 8}));
+
+  parts.push_back(on_device({1, 1}, std::vector<float>{9}));
+  EXPECT_THROW(concat_columns(parts, out), Error);
+  EXPECT_THROW(concat_columns({}, out), Error);
+}
+
+TEST_P(DeviceOpsTest, L2NormalizeRows) {
+  const std::int64_t rows = 5, cols = 37;
+  auto values = random_values(static_cast<std::size_t>(rows * cols), 7, 3.0f);
+  std::fill_n(values.begin() + 2 * cols, cols, 0.0f);  // a zero row stays zero, as in PyTorch
+  std::vector<float> want(values.size());
+  for (std::int64_t r = 0; r < rows; ++r) {
+    double norm = 0;
+    for (std::int64_t c = 0; c < cols; ++c) norm += double(values[r * cols + c]) * values[r * cols + c];
+    norm = std::sqrt(norm);
+    for (std::int64_t c = 0; c < cols; ++c) want[r * cols + c] = norm > 0 ? float(values[r * cols + c] / norm) : 0.0f;
+  }
+  Tensor x = on_device({rows, cols}, values);
+  l2_normalize_rows(x);
+  expect_close(x.to_vector(), want, 1e-6f);
+  Tensor flat = on_device({3}, std::vector<float>{1, 2, 3});
+  EXPECT_THROW(l2_normalize_rows(flat), Error);
+}
+
+TEST_P(DeviceOpsTest, SoftmaxRows) {
+  Tensor y;
+  softmax(on_device({2, 3}, std::vector<float>{1, 2, 3, 1000, 1000, 1000}), y);
+  EXPECT_EQ(y.device(), GetParam());  // an output follows its input to the device
+  const float e1 = std::exp(-2.0f), e2 = std::exp(-1.0f), total = e1 + e2 + 1.0f;
+  expect_close(y.to_vector(), {e1 / total, e2 / total, 1.0f / total, 1.0f / 3, 1.0f / 3, 1.0f / 3}, 1e-6f);
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, DeviceOpsTest, ::testing::ValuesIn(kBuildDevices),
+                         [](const auto& param_info) { return std::string(device_name(param_info.param)); });
+
+// A CUDA tensor where this build or this machine has no CUDA is a clear error.
+TEST(DeviceTensor, ACudaTensorWithoutCudaIsAClearError) {
+#ifdef GEOALIGN_WITH_CUDA
+  if (cuda::probe().devices > 0) GTEST_SKIP() << "this machine has a CUDA device";
+  const std::string expected = "no usable CUDA device";
+#else
+  const std::string expected = "no CUDA backend";
+#endif
+  try {
+    Tensor t({2, 2}, DType::F32, Device::CUDA);
+    FAIL() << "a CUDA tensor was created";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(Tensor({0}, DType::F32, Device::CUDA), Error);  // even when nothing would be allocated
+}
+
+}  // namespace
+}  // namespace geoalign::ops
