@@ -3,12 +3,14 @@
 // need, so that tools/gpu/check.sh can carry it to a GPU machine with few libraries.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
 #include "backend/cpu/isa.h"
 #include "backend/ops/concat.h"
 #include "backend/ops/layer_norm.h"
+#include "backend/ops/linear.h"
 #include "backend/ops/normalize.h"
 #include "backend/ops/pooling.h"
 #include "backend/ops/softmax.h"
@@ -50,6 +52,69 @@ TEST_P(DeviceOpsTest, TensorCopiesToTheDeviceAndBack) {
   EXPECT_EQ(there.to(GetParam()).to_vector(), values);
   EXPECT_EQ(Tensor({0, 3}, DType::F32, GetParam()).to_vector(), std::vector<float>{});
 }
+
+float activate(double x, Activation a) {
+  switch (a) {
+    case Activation::Gelu: return static_cast<float>(0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))));
+    case Activation::GeluTanh:
+      return static_cast<float>(0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x))));
+    case Activation::Relu: return static_cast<float>(std::max(x, 0.0));
+    case Activation::Tanh: return static_cast<float>(std::tanh(x));
+    case Activation::None: break;
+  }
+  return static_cast<float>(x);
+}
+
+// fp32 to a relative 1e-5; bf16 within what rounding both operands to bf16 can move a
+// sum (2^-8 each, times the sum of |x w|), times the activation's steepest slope.
+TEST_P(DeviceOpsTest, LinearWithEveryActivationAndPrecision) {
+  const std::int64_t rows = 13, in = 96, out = 40;
+  const auto x = random_values(rows * in, 7), w = random_values(out * in, 8, 0.2f), b = random_values(out, 9);
+  for (MatmulPrecision precision : {MatmulPrecision::FP32, MatmulPrecision::BF16}) {
+    for (Activation a : {Activation::None, Activation::Gelu, Activation::GeluTanh, Activation::Relu, Activation::Tanh}) {
+      const Linear linear(on_device({out, in}, w), on_device({out}, b), a, precision);
+      Tensor y;
+      linear(on_device({rows, in}, x), y);
+      ASSERT_EQ(y.device(), GetParam());
+      ASSERT_EQ(y.shape(), (Shape{rows, out}));
+      const auto got = y.to_vector();
+      for (std::int64_t r = 0; r < rows; ++r) {
+        for (std::int64_t o = 0; o < out; ++o) {
+          double exact = b[o], magnitude = 0;
+          for (std::int64_t k = 0; k < in; ++k) {
+            exact += double(x[r * in + k]) * w[o * in + k];
+            magnitude += std::abs(double(x[r * in + k]) * w[o * in + k]);
+          }
+          const float want = activate(exact, a);
+          const double bound = precision == MatmulPrecision::FP32 ? 1e-5 * (1.0 + magnitude) : 1.13 * magnitude * 0x1p-7 + 1e-5;
+          ASSERT_LE(std::abs(got[r * out + o] - want), bound)
+              << matmul_precision_name(precision) << " activation " << int(a) << " row " << r << " col " << o << " "
+              << linear.kernel();
+        }
+      }
+    }
+  }
+}
+
+TEST_P(DeviceOpsTest, LinearOfNoRowsIsEmpty) {
+  const Linear linear(on_device({2, 3}, std::vector<float>(6, 1.0f)), on_device({2}, std::vector<float>{1, 2}));
+  Tensor y;
+  linear(on_device({0, 3}, std::vector<float>{}), y);
+  EXPECT_EQ(y.shape(), (Shape{0, 2}));
+}
+
+#ifdef GEOALIGN_WITH_CUDA
+TEST(CudaLinear, Int8IsAClearError) {
+  if (cuda::probe().devices == 0) GTEST_SKIP() << "no usable CUDA device: " << cuda::probe().reason;
+  try {
+    Linear(Tensor::from_vector({2, 3}, std::vector<float>(6, 1.0f)).to(Device::CUDA),
+           Tensor::from_vector({2}, std::vector<float>{1, 2}).to(Device::CUDA), Activation::None, MatmulPrecision::INT8);
+    FAIL() << "an int8 linear layer was built on the GPU";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("int8 has no CUDA kernel"), std::string::npos) << e.what();
+  }
+}
+#endif
 
 #ifdef GEOALIGN_WITH_CUDA
 const Device kBuildDevices[] = {Device::CPU, Device::CUDA};

@@ -2,7 +2,7 @@
 # Packs what tools/gpu/check.sh runs on a GPU machine that cannot build geoalign (the
 # device tool's image has CUDA but not oneDNN, ICU or the other build dependencies):
 # the device op tests, built here with the CUDA backend, and the shared libraries they
-# need beyond glibc. Then, with the device tool:
+# need beyond glibc (oneDNN among them, 40 MB). cuBLASLt is the machine's own. Then, with the device tool:
 #   run(command="tools/gpu/check.sh", carry=["gpu-bundle"])
 set -euo pipefail
 cd "$(dirname "$0")/../.."

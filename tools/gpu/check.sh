@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU check, in one run on a machine with an NVIDIA GPU (the device tool's H200):
 # every op that has a CUDA kernel runs on the GPU against the same plain reference as on
-# the CPU (tests/test_device_ops.cpp). It runs the bundle tools/gpu/bundle.sh made here;
+# the CPU (tests/test_device_ops.cpp), the linear layers through cuBLASLt. It runs the bundle tools/gpu/bundle.sh made here;
 # without one it builds geoalign there (which needs the build dependencies). Exits
 # non-zero on any failure, and on a CUDA case that skips: on a GPU machine that means
 # the device probe failed.
@@ -16,7 +16,9 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv
 
 if [ -x gpu-bundle/geoalign_device_tests ]; then
   tests=gpu-bundle/geoalign_device_tests
-  export LD_LIBRARY_PATH="$PWD/gpu-bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  # cuBLASLt (opened at first use) comes from the machine: its CUDA toolkit, or PyTorch's wheel.
+  cublas_dirs=$(python3 -c 'import nvidia.cublas, os; print(os.path.join(os.path.dirname(nvidia.cublas.__file__), "lib"))' 2>/dev/null || true)
+  export LD_LIBRARY_PATH="$PWD/gpu-bundle/lib:/usr/local/cuda/lib64${cublas_dirs:+:$cublas_dirs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 else
   cmake -S . -B build/cuda -DCMAKE_BUILD_TYPE=Release -DGEOALIGN_CUDA=ON >"$out/configure.log"
   cmake --build build/cuda -j"$(nproc)" --target geoalign_device_tests >"$out/build.log" 2>&1 || {

@@ -22,11 +22,6 @@ MatmulPrecision auto_matmul_precision<Device::CUDA>() {
 }
 
 template <>
-std::unique_ptr<Linear::Impl> make_linear<Device::CUDA>(const Tensor&, const Tensor&, Activation, MatmulPrecision) {
-  pending("linear");
-}
-
-template <>
 void attention<Device::CUDA>(const Tensor&, std::span<const std::int32_t>, std::int64_t, Tensor&) {
   pending("attention");
 }
