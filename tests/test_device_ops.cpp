@@ -8,7 +8,9 @@
 #include <random>
 
 #include "backend/cpu/isa.h"
+#include "backend/ops/attention.h"
 #include "backend/ops/concat.h"
+#include "backend/ops/embedding.h"
 #include "backend/ops/layer_norm.h"
 #include "backend/ops/linear.h"
 #include "backend/ops/normalize.h"
@@ -121,6 +123,67 @@ const Device kBuildDevices[] = {Device::CPU, Device::CUDA};
 #else
 const Device kBuildDevices[] = {Device::CPU};
 #endif
+
+// Three sequences of different lengths (one of a single token), two heads of 8.
+TEST_P(DeviceOpsTest, AttentionStaysWithinEachSequence) {
+  const std::int64_t heads = 2, head_dim = 8, hidden = heads * head_dim;
+  const std::vector<std::int32_t> cu = {0, 5, 6, 13};
+  const std::int64_t tokens = cu.back();
+  const auto qkv = random_values(tokens * 3 * hidden, 11);
+  std::vector<float> want(tokens * hidden);
+  for (std::size_t s = 0; s + 1 < cu.size(); ++s) {
+    for (std::int64_t h = 0; h < heads; ++h) {
+      for (std::int64_t i = cu[s]; i < cu[s + 1]; ++i) {
+        std::vector<double> p;
+        double best = -1e300, total = 0;
+        for (std::int64_t j = cu[s]; j < cu[s + 1]; ++j) {
+          double dot = 0;
+          for (std::int64_t d = 0; d < head_dim; ++d) {
+            dot += double(qkv[i * 3 * hidden + h * head_dim + d]) * qkv[j * 3 * hidden + hidden + h * head_dim + d];
+          }
+          p.push_back(dot / std::sqrt(double(head_dim)));
+          best = std::max(best, p.back());
+        }
+        for (double& v : p) total += v = std::exp(v - best);
+        for (std::int64_t d = 0; d < head_dim; ++d) {
+          double sum = 0;
+          for (std::int64_t j = cu[s]; j < cu[s + 1]; ++j) {
+            sum += p[j - cu[s]] * qkv[j * 3 * hidden + 2 * hidden + h * head_dim + d];
+          }
+          want[i * hidden + h * head_dim + d] = float(sum / total);
+        }
+      }
+    }
+  }
+  Tensor out;
+  attention(on_device({tokens, 3 * hidden}, qkv), cu, heads, out);
+  EXPECT_EQ(out.device(), GetParam());
+  expect_close(out.to_vector(), want, 1e-4f);
+}
+
+TEST_P(DeviceOpsTest, EmbeddingSumsThreeTablesAndRejectsIdsOutside) {
+  const std::int64_t hidden = 6;
+  const auto word = random_values(10 * hidden, 21), position = random_values(8 * hidden, 22),
+             type = random_values(2 * hidden, 23);
+  const Tensor tw = on_device({10, hidden}, word), tp = on_device({8, hidden}, position), tt = on_device({2, hidden}, type);
+  const std::vector<std::int32_t> ids = {3, 9, 0}, types = {0, 1, 1}, positions = {0, 1, 7};
+  Tensor out;
+  embed_tokens(on_device({3}, ids), on_device({3}, types), on_device({3}, positions), {tw, tp, tt}, out);
+  std::vector<float> want;
+  for (std::size_t t = 0; t < ids.size(); ++t) {
+    for (std::int64_t h = 0; h < hidden; ++h) {
+      want.push_back((word[ids[t] * hidden + h] + type[types[t] * hidden + h]) + position[positions[t] * hidden + h]);
+    }
+  }
+  EXPECT_EQ(out.to_vector(), want);  // the same additions in the same order: bit for bit
+  const std::vector<std::int32_t> bad_ids = {3, 10, 0};
+  try {
+    embed_tokens(on_device({3}, bad_ids), on_device({3}, types), on_device({3}, positions), {tw, tp, tt}, out);
+    FAIL() << "token id 10 of a 10-row table was embedded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("token id"), std::string::npos) << e.what();
+  }
+}
 
 TEST_P(DeviceOpsTest, LayerNormWithResidualInPlace) {
   const std::int64_t rows = 5, hidden = 40;

@@ -155,6 +155,12 @@ class CublasLtLinear final : public ops::Linear::Impl {
 
 namespace geoalign::ops {
 
+// Tensor cores multiply bf16 at full rate and keep fp32's exponent range.
+template <>
+MatmulPrecision auto_matmul_precision<Device::CUDA>() {
+  return MatmulPrecision::BF16;
+}
+
 template <>
 std::unique_ptr<Linear::Impl> make_linear<Device::CUDA>(const Tensor& weight, const Tensor& bias, Activation activation,
                                                        MatmulPrecision precision) {
