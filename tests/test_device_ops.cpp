@@ -16,10 +16,14 @@
 #include "backend/ops/normalize.h"
 #include "backend/ops/pooling.h"
 #include "backend/ops/softmax.h"
+#include "model/bert_encoder.h"
+#include "model/config.h"
+#include "model/safetensors.h"
 #ifdef GEOALIGN_WITH_CUDA
 #include "backend/cuda/device_probe.h"
 #endif
 #include "support/numeric.h"
+#include "support/temp_dir.h"
 
 namespace geoalign::ops {
 namespace {
@@ -117,6 +121,50 @@ TEST(CudaLinear, Int8IsAClearError) {
   }
 }
 #endif
+
+// The whole encoder and its classifier on the device against the CPU's fp32 path, which
+// ModelParity checks against PyTorch: the fixture model on random token ids in three
+// sequences of different lengths.
+TEST_P(DeviceOpsTest, BertClassifiesAsOnTheCpu) {
+  const auto dir = testing::fixture_model();
+  const model::BertConfig config = model::load_model_config(dir).bert;
+  const model::SafetensorsFile file = model::SafetensorsFile::open(dir / "model.safetensors");
+  const model::BertWeightReader weights(file);
+
+  runtime::TokenBatch batch;
+  batch.cu_seqlens = {0, 7, 8, 20};
+  std::mt19937 rng(5);
+  std::vector<std::int32_t> ids, types, positions;
+  for (std::size_t s = 0; s + 1 < batch.cu_seqlens.size(); ++s) {
+    for (std::int32_t t = batch.cu_seqlens[s]; t < batch.cu_seqlens[s + 1]; ++t) {
+      ids.push_back(static_cast<std::int32_t>(rng() % static_cast<std::uint32_t>(config.vocab_size)));
+      types.push_back(t - batch.cu_seqlens[s] > 3 ? 1 : 0);
+      positions.push_back(t - batch.cu_seqlens[s]);
+    }
+  }
+  const auto n = static_cast<std::int64_t>(ids.size());
+  batch.input_ids = Tensor::from_vector({n}, ids);
+  batch.token_type_ids = Tensor::from_vector({n}, types);
+  batch.position_ids = Tensor::from_vector({n}, positions);
+
+  const auto cpu = model::BertModel::load(weights, config);
+  model::BertModel::Workspace cpu_ws;
+  Tensor want;
+  cpu.classify(batch, cpu_ws, want);
+  const auto want_hidden = cpu_ws.hidden.to_vector();
+
+  // bf16 against fp32: the fixture's logits are small, so 0.02 holds its rounding.
+  for (auto [precision, tolerance] : {std::pair{MatmulPrecision::FP32, 1e-4f}, std::pair{MatmulPrecision::BF16, 2e-2f}}) {
+    const auto there = model::BertModel::load(weights, config, precision, GetParam());
+    EXPECT_EQ(there.device(), GetParam());
+    model::BertModel::Workspace ws;
+    Tensor got;
+    there.classify(batch, ws, got);
+    EXPECT_EQ(got.device(), GetParam());
+    expect_close(got.to_vector(), want.to_vector(), tolerance);
+    if (precision == MatmulPrecision::FP32) expect_close(ws.hidden.to_vector(), want_hidden, tolerance);
+  }
+}
 
 #ifdef GEOALIGN_WITH_CUDA
 const Device kBuildDevices[] = {Device::CPU, Device::CUDA};

@@ -28,12 +28,25 @@ std::pair<Tensor, Tensor> fused_qkv(const BertWeightReader& w, const std::string
 
 }  // namespace
 
-BertModel BertModel::load(const BertWeightReader& w, const BertConfig& config, ops::MatmulPrecision precision) {
+BertModel BertModel::load(const BertWeightReader& reader, const BertConfig& config, ops::MatmulPrecision precision,
+                          Device device) {
   const std::int64_t hidden = config.hidden_size;
   const std::int64_t inner = config.intermediate_size;
-  w.reject_unused(config);
+  reader.reject_unused(config);
+  // Weights are read (and Q, K, V fused) on the host, then placed on the device.
+  auto place = [device](Tensor t) -> Tensor {
+    if (device == Device::CPU) return t;
+    return t.to(device);
+  };
+  struct Placed {
+    const BertWeightReader& reader;
+    decltype(place) to_device;
+    Tensor encoder(const std::string& name, const Shape& shape) const { return to_device(reader.encoder(name, shape)); }
+    Tensor head(const std::string& name, const Shape& shape) const { return to_device(reader.head(name, shape)); }
+  } w{reader, place};
   BertModel m;
   m.config_ = config;
+  m.device_ = device;
   m.word_embeddings_ = w.encoder("embeddings.word_embeddings.weight", {config.vocab_size, hidden});
   m.position_embeddings_ = w.encoder("embeddings.position_embeddings.weight", {config.max_position_embeddings, hidden});
   m.token_type_embeddings_ = w.encoder("embeddings.token_type_embeddings.weight", {config.type_vocab_size, hidden});
@@ -44,9 +57,9 @@ BertModel BertModel::load(const BertWeightReader& w, const BertConfig& config, o
   // above them are not run by its text classifier, so they are not loaded).
   for (std::int64_t l = 0; l < config.fusion_layer; ++l) {
     const std::string p = "encoder.layer." + std::to_string(l) + ".";
-    auto [qkv_weight, qkv_bias] = fused_qkv(w, p, hidden);
+    auto [qkv_weight, qkv_bias] = fused_qkv(reader, p, hidden);
     m.layers_.push_back(Layer{
-        ops::Linear(qkv_weight, qkv_bias, ops::Activation::None, precision),
+        ops::Linear(place(std::move(qkv_weight)), place(std::move(qkv_bias)), ops::Activation::None, precision),
         ops::Linear(w.encoder(p + "attention.output.dense.weight", {hidden, hidden}),
                     w.encoder(p + "attention.output.dense.bias", {hidden}), ops::Activation::None, precision),
         w.encoder(p + "attention.output.LayerNorm.weight", {hidden}),
@@ -60,11 +73,11 @@ BertModel BertModel::load(const BertWeightReader& w, const BertConfig& config, o
     });
   }
 
-  if (w.has_encoder("pooler.dense.weight")) {
+  if (reader.has_encoder("pooler.dense.weight")) {
     m.pooler_.emplace(w.encoder("pooler.dense.weight", {hidden, hidden}), w.encoder("pooler.dense.bias", {hidden}),
                       ops::Activation::Tanh);
   }
-  if (w.has_head("classifier.weight")) {
+  if (reader.has_head("classifier.weight")) {
     const auto labels = static_cast<std::int64_t>(config.labels.size());
     m.classifier_.emplace(w.head("classifier.weight", {labels, hidden}), w.head("classifier.bias", {labels}));
   }
@@ -75,8 +88,19 @@ const Tensor& BertModel::encode(const runtime::TokenBatch& batch, Workspace& ws,
   const float eps = config_.layer_norm_eps;
   {
     ScopedStage stage(timer, "embeddings");
-    ops::embed_tokens(batch.input_ids, batch.token_type_ids, batch.position_ids,
-                      {word_embeddings_, position_embeddings_, token_type_embeddings_}, ws.hidden);
+    const Tensor* ids = &batch.input_ids;
+    const Tensor* types = &batch.token_type_ids;
+    const Tensor* positions = &batch.position_ids;
+    if (device_ != Device::CPU) {
+      ws.input_ids = batch.input_ids.to(device_);
+      ws.token_type_ids = batch.token_type_ids.to(device_);
+      ws.position_ids = batch.position_ids.to(device_);
+      ids = &ws.input_ids;
+      types = &ws.token_type_ids;
+      positions = &ws.position_ids;
+    }
+    ops::embed_tokens(*ids, *types, *positions, {word_embeddings_, position_embeddings_, token_type_embeddings_},
+                      ws.hidden);
     ops::layer_norm(ws.hidden, nullptr, embedding_norm_gamma_, embedding_norm_beta_, eps, ws.hidden);
   }
   for (std::size_t l = 0; l < layers_.size(); ++l) {

@@ -46,7 +46,7 @@ ops::Activation dense_activation(const std::string& name, const std::string& whe
   throw Error(where + ": activation_function \"" + name + "\" is not supported (Identity, Tanh, ReLU, GELU)");
 }
 
-ops::Linear read_dense(const std::filesystem::path& dir, std::int64_t in_features) {
+ops::Linear read_dense(const std::filesystem::path& dir, std::int64_t in_features, Device device) {
   const auto config_path = dir / "config.json";
   const nlohmann::json j = read_json_file(config_path);
   const JsonFields config(j, config_path.string());
@@ -81,7 +81,7 @@ ops::Linear read_dense(const std::filesystem::path& dir, std::int64_t in_feature
     std::fill(bias.data<float>(), bias.data<float>() + out, 0.0f);
   }
   // fp32 always: one small GEMM per address, where rounding would move cosine rankings.
-  return ops::Linear(tensor("linear.weight", {out, in}), bias, activation);
+  return ops::Linear(tensor("linear.weight", {out, in}).to(device), bias.to(device), activation);
 }
 
 }  // namespace
@@ -93,7 +93,7 @@ EmbeddingHead EmbeddingHead::pooling_only(ops::Pooling pooling, std::int64_t hid
   return head;
 }
 
-EmbeddingHead EmbeddingHead::load(const std::filesystem::path& model_dir, std::int64_t hidden_size) {
+EmbeddingHead EmbeddingHead::load(const std::filesystem::path& model_dir, std::int64_t hidden_size, Device device) {
   const auto modules_path = model_dir / kModulesFile;
   if (!std::filesystem::exists(modules_path)) return pooling_only(ops::Pooling::Mean, hidden_size);
   const nlohmann::json modules = read_json_file(modules_path);
@@ -116,7 +116,7 @@ EmbeddingHead EmbeddingHead::load(const std::filesystem::path& model_dir, std::i
       head.poolings_ = read_pooling(dir, hidden_size);
       width = hidden_size * static_cast<std::int64_t>(head.poolings_.size());
     } else if (kind == "Dense" && pooled && !head.normalize_) {
-      head.dense_.push_back(read_dense(dir, width));
+      head.dense_.push_back(read_dense(dir, width, device));
       width = head.dense_.back().out_features();
     } else if (kind == "Normalize" && pooled && !head.normalize_) {
       head.normalize_ = true;

@@ -22,7 +22,9 @@ class EmbeddingHead {
 
   // Throws Error naming the file for an unsupported module, pooling mode or activation,
   // or for shapes that do not chain from the encoder's hidden size.
-  static EmbeddingHead load(const std::filesystem::path& model_dir, std::int64_t hidden_size);
+  // Dense layers go to `device`, beside the encoder whose hidden states they read.
+  static EmbeddingHead load(const std::filesystem::path& model_dir, std::int64_t hidden_size,
+                            Device device = Device::CPU);
   // Only the pooled states, without the folder's layers.
   static EmbeddingHead pooling_only(ops::Pooling pooling, std::int64_t hidden_size);
 

@@ -50,7 +50,7 @@ MatchResult LabelRoles::result(const std::vector<std::string>& labels, const flo
   return r;
 }
 
-ModelFolder ModelFolder::load(const std::filesystem::path& dir, ops::MatmulPrecision precision) {
+ModelFolder ModelFolder::load(const std::filesystem::path& dir, ops::MatmulPrecision precision, Device device) {
   if (!std::filesystem::is_directory(dir)) throw Error("model folder " + dir.string() + " does not exist");
   ModelConfig config = load_model_config(dir);
 
@@ -71,7 +71,7 @@ ModelFolder ModelFolder::load(const std::filesystem::path& dir, ops::MatmulPreci
     throw Error("model folder " + dir.string() + " has no model.safetensors" + hint);
   }
   const SafetensorsFile weights = SafetensorsFile::open(weights_path);
-  BertModel model = BertModel::load(BertWeightReader(weights), config.bert, precision);
+  BertModel model = BertModel::load(BertWeightReader(weights), config.bert, precision, device);
   // A pair is encoded with token type 1 for the second address; with one token type the
   // classifier would fail on every pair, so such a model loads only without one (to embed,
   // which uses token type 0 alone).
@@ -95,7 +95,7 @@ ModelFolder ModelFolder::load(const std::filesystem::path& dir, ops::MatmulPreci
                   match::MatchHead::kRerankFileName);
     }
   }
-  EmbeddingHead embedding = EmbeddingHead::load(dir, config.bert.hidden_size);
+  EmbeddingHead embedding = EmbeddingHead::load(dir, config.bert.hidden_size, device);
   return ModelFolder{std::move(config), std::move(tokenizer), std::move(normalizer), std::move(model), roles,
                      std::move(head),   std::move(embedding)};
 }

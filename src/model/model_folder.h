@@ -40,7 +40,10 @@ struct ModelFolder {
   // How `embed` turns token states into vectors (modules.json, else mean pooling).
   EmbeddingHead embedding;
 
-  static ModelFolder load(const std::filesystem::path& dir, ops::MatmulPrecision precision = ops::MatmulPrecision::FP32);
+  // The encoder and embedding head go to `device`; tokenizing, the match head and results
+  // stay on the host.
+  static ModelFolder load(const std::filesystem::path& dir, ops::MatmulPrecision precision = ops::MatmulPrecision::FP32,
+                          Device device = Device::CPU);
 };
 
 }  // namespace geoalign::model

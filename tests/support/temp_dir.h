@@ -1,11 +1,17 @@
 #pragma once
 
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
 namespace geoalign::testing {
 
-inline std::filesystem::path source_dir() { return GEOALIGN_SOURCE_DIR; }
+// The checkout the tests were built from; GEOALIGN_SOURCE_DIR in the environment names
+// another copy (tools/gpu/check.sh runs a binary built here in a copy elsewhere).
+inline std::filesystem::path source_dir() {
+  const char* moved = std::getenv("GEOALIGN_SOURCE_DIR");
+  return moved != nullptr && *moved != '\0' ? moved : GEOALIGN_SOURCE_DIR;
+}
 inline std::filesystem::path fixture_model() { return source_dir() / "tests/fixtures/tiny_bert"; }
 // A tiny random model in MGeo's layout (tools/reference/make_mgeo_fixture.py).
 inline std::filesystem::path mgeo_fixture_model() { return source_dir() / "tests/fixtures/tiny_mgeo"; }

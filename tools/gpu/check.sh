@@ -28,6 +28,7 @@ else
   tests=build/cuda/tests/geoalign_device_tests
 fi
 
+export GEOALIGN_SOURCE_DIR="$PWD"  # the fixture model, in this copy of the tree
 set +e
 "$tests" --gtest_output="xml:$out/device_ops.xml" 2>&1 | tee "$out/device_ops.log"
 status=${PIPESTATUS[0]}

@@ -35,6 +35,8 @@ Linear::Linear(const Tensor& weight, const Tensor& bias, Activation activation, 
   }
   out_features_ = weight.dim(0);
   in_features_ = weight.dim(1);
+  device_ = weight.device();
+  if (bias.device() != device_) throw Error("linear layer: weight and bias are on different devices");
   GEOALIGN_DISPATCH_DEVICE(weight.device(), impl_ = make_linear<D>(weight, bias, activation, precision));
 }
 
@@ -46,6 +48,10 @@ void Linear::operator()(const Tensor& x, Tensor& y) const {
   if (x.rank() != 2 || x.dim(1) != in_features_) {
     throw Error("linear layer expects [rows, " + std::to_string(in_features_) + "], got " +
                 shape_to_string(x.shape()));
+  }
+  if (x.device() != device_) {
+    throw Error(std::string("linear layer: input on ") + device_name(x.device()) + ", weights on " +
+                device_name(device_));
   }
   y.resize({x.dim(0), out_features_}, x.device());
   if (x.dim(0) == 0) return;

@@ -62,6 +62,7 @@ class Linear {
 
  private:
   std::int64_t in_features_, out_features_;
+  Device device_;  // the weights'; inputs must be there too
   std::unique_ptr<Impl> impl_;
 };
 
