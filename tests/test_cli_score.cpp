@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <sstream>
 
+#ifdef GEOALIGN_WITH_CUDA
+#include "backend/cuda/device_probe.h"
+#endif
 #include "support/cli_run.h"
 #include "support/temp_dir.h"
 
@@ -73,6 +76,27 @@ TEST(CliScore, UsageErrors) {
   const auto r = run_score("--precision fp16", "a\tb\n");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("unknown precision \"fp16\" (fp32, bf16, int8, auto)"), std::string::npos) << r.err;
+}
+
+// --device cuda never falls back to the CPU: without a usable GPU (or without the CUDA
+// backend in this build) the run stops, saying why, and scores nothing.
+TEST(CliScore, AGpuThatCannotBeUsedIsAnErrorNotAFallBack) {
+#ifdef GEOALIGN_WITH_CUDA
+  if (cuda::probe().devices > 0) GTEST_SKIP() << "this machine has a usable GPU";
+  const std::string why = "no usable CUDA device";
+#else
+  const std::string why = "no CUDA backend";
+#endif
+  const auto r = run_score("--device cuda", "a\tb\n");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find(why), std::string::npos) << r.err;
+  const auto other = run_score("--device cuda:1", "a\tb\n");
+  EXPECT_NE(other.err.find("only the first GPU"), std::string::npos) << other.err;
+  const auto unknown = run_score("--device gpu", "a\tb\n");
+  EXPECT_NE(unknown.err.find("unknown device \"gpu\" (expected cpu, cuda or cuda:0)"), std::string::npos) << unknown.err;
+  const auto rerank = run_score("--head rerank --device cuda", "a\tb\n");
+  EXPECT_EQ(rerank.exit_code, 2) << rerank.err;
 }
 
 TEST(CliScore, BadModelFolderIsNamed) {

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <optional>
 
+#include "backend/memory.h"
 #include "backend/threads.h"
 #include "model/precision.h"
 #include "runtime/length_batches.h"
@@ -47,9 +48,12 @@ Matcher& Matcher::operator=(Matcher&&) noexcept = default;
 Matcher::~Matcher() = default;
 
 Matcher Matcher::load(const std::filesystem::path& model_dir, const MatcherOptions& options) {
-  const ops::MatmulPrecision precision = model::resolve_precision(options.precision);
+  const Device device = parse_device(options.device);
+  require_device(device);
+  const ops::MatmulPrecision precision = model::resolve_precision(options.precision, device);
   set_num_threads(options.threads);
-  return Matcher(std::make_unique<Impl>(model::ModelFolder::load(model_dir, precision), model::precision_of(precision)));
+  return Matcher(
+      std::make_unique<Impl>(model::ModelFolder::load(model_dir, precision, device), model::precision_of(precision)));
 }
 
 std::vector<MatchResult> Matcher::score(std::span<const AddressPair> pairs, std::size_t batch_size) const {

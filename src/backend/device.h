@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "geoalign/error.h"
 
@@ -10,6 +11,10 @@ enum class Device { CPU, CUDA };
 enum class DType { F32, I32 };
 
 inline const char* device_name(Device d) { return d == Device::CPU ? "cpu" : "cuda"; }
+
+// "cpu", "cuda" or "cuda:0". Throws Error for anything else, and for another GPU than the
+// first, which nothing selects yet.
+Device parse_device(std::string_view name);
 
 // Runs `body` with a constexpr `D` bound to the runtime device, so an op's generic
 // entry point can call the per-device specialization `op<D>(...)`.

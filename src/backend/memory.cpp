@@ -20,6 +20,8 @@ void free_bytes(Device device, std::byte* p) noexcept {
   }
 }
 
+void synchronize(Device device) { GEOALIGN_DISPATCH_DEVICE(device, synchronize<D>()); }
+
 void copy_bytes(Device to, std::byte* dst, Device from, const std::byte* src, std::size_t bytes) {
   if (to != Device::CPU && from != Device::CPU && to != from) {
     throw Error(std::string("copy from ") + device_name(from) + " to " + device_name(to) + " is not supported");

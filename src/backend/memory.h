@@ -11,6 +11,11 @@ namespace geoalign {
 void require_device(Device device);
 std::byte* allocate_bytes(Device device, std::size_t bytes);
 void free_bytes(Device device, std::byte* p) noexcept;
+// Waits until the device has finished the work queued so far (for timing).
+void synchronize(Device device);
+template <Device D>
+void synchronize();
+
 // Copies between any two devices; pointers are each in their own device's memory.
 void copy_bytes(Device to, std::byte* dst, Device from, const std::byte* src, std::size_t bytes);
 

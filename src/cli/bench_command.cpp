@@ -4,11 +4,13 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "backend/memory.h"
 #include "backend/ops/linear.h"
 #include "backend/threads.h"
 #include "cli/args.h"
 #include "cli/bench_inputs.h"
 #include "cli/commands.h"
+#include "cli/pair_scoring.h"
 #include "cli/stopwatch.h"
 #include "model/precision.h"
 #include "runtime/flop_count.h"
@@ -36,19 +38,22 @@ std::vector<std::size_t> parse_sizes(const Args& args) {
 // The backend's linear-layer throughput in `precision` at an encoder-sized shape (2048
 // tokens through the FFN's first layer): the ceiling that the model's effective GFLOP/s
 // in that precision is compared against.
-double measure_gemm_gflops(std::int64_t hidden, std::int64_t inner, ops::MatmulPrecision precision) {
+double measure_gemm_gflops(std::int64_t hidden, std::int64_t inner, ops::MatmulPrecision precision, Device device) {
   const std::int64_t rows = 2048;
   Tensor weight({inner, hidden}), bias({inner}), x({rows, hidden}), y;
   std::fill_n(weight.data<float>(), weight.numel(), 0.01f);
   std::fill_n(bias.data<float>(), bias.numel(), 0.0f);
   std::fill_n(x.data<float>(), x.numel(), 1.0f);
-  const ops::Linear linear(weight, bias, ops::Activation::None, precision);
+  const ops::Linear linear(weight.to(device), bias.to(device), ops::Activation::None, precision);
+  x = x.to(device);
   linear(x, y);  // first call pays for setup
+  synchronize(device);
   const auto start = Clock::now();
   int runs = 0;
   do {
     linear(x, y);
     ++runs;
+    synchronize(device);  // a GPU queues the work: count it done only when it is
   } while (seconds_since(start) < 0.5);
   return 2.0 * static_cast<double>(rows * hidden * inner) * runs / seconds_since(start) / 1e9;
 }
@@ -83,6 +88,7 @@ int run_bench(int argc, char** argv, int first) {
              {"precision", true, "precisions to measure, comma-separated", "fp32,bf16,int8"},
              {"seconds", true, "measured time per batch size", "3"},
              {"threads", true, "CPU threads, 0 = one per core", "0"},
+             kDeviceOption,
              {"json", false, "print JSON instead of a table", ""}},
             "");
   args.parse(argc, argv, first);
@@ -94,10 +100,12 @@ int run_bench(int argc, char** argv, int first) {
                  "arithmetic on bf16-rounded weights), int8 at full speed only with VNNI or AMX.\n";
     return 0;
   }
+  const Device device = parse_device(args.value("device"));
+  require_device(device);  // fail before measuring anything
   std::vector<Precision> precisions;
-  for (const std::string& p : args.list("precision")) {
-    precisions.push_back(parse_precision(p));
-    model::resolve_precision(precisions.back());  // fail before measuring anything
+  for (const std::string& p : args.list("precision")) precisions.push_back(parse_precision(p));
+  if (device != Device::CPU && std::find(precisions.begin(), precisions.end(), Precision::INT8) != precisions.end()) {
+    throw UsageError("int8 has no CUDA kernel: measure --precision fp32,bf16 on the GPU");
   }
   const auto sizes = parse_sizes(args);
   const double budget = static_cast<double>(args.integer("seconds", 1, 3600));
@@ -108,8 +116,8 @@ int run_bench(int argc, char** argv, int first) {
   double tokenize_chars_per_second = 0, prepare_chars_per_second = 0;
   nlohmann::json peaks = nlohmann::json::object();
   for (const Precision requested : precisions) {
-    const auto precision = model::resolve_precision(requested);
-    const runtime::PairScorer scorer(model::ModelFolder::load(args.value("model"), precision));
+    const auto precision = model::resolve_precision(requested, device);
+    const runtime::PairScorer scorer(model::ModelFolder::load(args.value("model"), precision, device));
     scorer.require_classifier();
 
     // Input preparation on one thread, measured apart from the model: tokenization alone
@@ -130,7 +138,7 @@ int run_bench(int argc, char** argv, int first) {
     for (const auto& p : pairs) encoded.push_back(scorer.encode_pair(p.a, p.b));
     const auto& config = scorer.folder().config.bert;
     const std::string name = precision_name(model::precision_of(precision));
-    if (!peaks.contains(name)) peaks[name] = measure_gemm_gflops(config.hidden_size, config.intermediate_size, precision);
+    if (!peaks.contains(name)) peaks[name] = measure_gemm_gflops(config.hidden_size, config.intermediate_size, precision, device);
     const double peak = peaks[name].get<double>();
 
     model::BertModel::Workspace ws;

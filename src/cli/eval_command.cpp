@@ -68,7 +68,8 @@ int run_eval(int argc, char** argv, int first) {
              {"threads", true, "CPU threads, 0 = one per core", "0"},
              {"precision", true, "fp32, int8, bf16 or auto (the fastest that keeps fp32 accuracy on this CPU)", "auto"},
              {"json", false, "print JSON instead of tables", ""},
-             kHeadOption},
+             kHeadOption,
+             kDeviceOption},
             "");
   args.parse(argc, argv, first);
   if (args.flag("help")) {

@@ -11,13 +11,19 @@ const Args::Option kHeadOption = {"head", true,
                                   "match (the encoder, then the folder's match head if it has one) or rerank (the "
                                   "rerank head alone: no encoder, so --precision and --batch-size do not apply)",
                                   "match"};
+const Args::Option kDeviceOption = {"device", true,
+                                    "where the encoder runs: cpu, or cuda (cuda:0) for the GPU; a GPU that cannot be "
+                                    "used is an error, never a fall-back to the CPU",
+                                    "cpu"};
 
 ScorePairs load_pair_scoring(const Args& args, std::size_t batch_size) {
   const std::string head = args.value("head");
   MatcherOptions options;
   options.precision = parse_precision(args.value("precision"));
   options.threads = static_cast<int>(args.integer("threads", 0, 1024));
+  options.device = args.value("device");
   if (head == "rerank") {
+    if (options.device != "cpu") throw UsageError("--device applies to --head match: the rerank head runs no encoder");
     set_num_threads(options.threads);
     auto scorer = std::make_shared<const runtime::RerankScorer>(runtime::RerankScorer::load(args.value("model")));
     return [scorer](std::span<const AddressPair> pairs) { return scorer->score(pairs); };

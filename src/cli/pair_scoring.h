@@ -13,10 +13,12 @@ namespace geoalign::cli {
 // head when it has one), or its rerank head alone, so that the rerank head's answers
 // and accuracy can be seen on any file.
 extern const Args::Option kHeadOption;
+// score's and eval's --device, where the encoder runs.
+extern const Args::Option kDeviceOption;
 
 using ScorePairs = std::function<std::vector<MatchResult>(std::span<const AddressPair>)>;
 
-// From --head, --model, --precision and --threads; batch_size is the encoder's.
+// From --head, --model, --precision, --threads and --device; batch_size is the encoder's.
 ScorePairs load_pair_scoring(const Args& args, std::size_t batch_size);
 
 }  // namespace geoalign::cli

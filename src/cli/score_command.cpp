@@ -43,7 +43,8 @@ int run_score(int argc, char** argv, int first) {
              {"batch-size", true, "pairs per batch", std::to_string(kDefaultBatchSize)},
              {"threads", true, "CPU threads, 0 = one per core", "0"},
              {"on-error", true, "bad rows: fail (stop) or skip (report and go on)", "fail"},
-             kHeadOption},
+             kHeadOption,
+             kDeviceOption},
             "[FILE|-]");
   args.parse(argc, argv, first);
   if (args.flag("help")) {

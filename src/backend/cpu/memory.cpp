@@ -14,6 +14,9 @@ template <>
 void require_device<Device::CPU>() {}
 
 template <>
+void synchronize<Device::CPU>() {}
+
+template <>
 std::byte* allocate_bytes<Device::CPU>(std::size_t bytes) {
   const std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   return static_cast<std::byte*>(std::aligned_alloc(kAlignment, rounded));

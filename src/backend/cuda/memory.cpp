@@ -12,6 +12,11 @@ void require_device<Device::CUDA>() {
 }
 
 template <>
+void synchronize<Device::CUDA>() {
+  cuda::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+}
+
+template <>
 std::byte* allocate_bytes<Device::CUDA>(std::size_t bytes) {
   void* p = nullptr;
   // nullptr tells the caller it is out of memory; other failures say what went wrong.
