@@ -57,6 +57,8 @@ void Tensor::resize(Shape shape) {
     capacity_bytes_ = 0;
     std::byte* p = allocate_bytes(device_, bytes);
     if (p == nullptr) {
+      shape_ = {0};  // empty, not a shape without storage
+      numel_ = 0;
       throw Error(std::string("out of ") + device_name(device_) + " memory allocating a tensor of shape " +
                   shape_to_string(shape));
     }

@@ -8,11 +8,11 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build/release}
 test_binary="$build/tests/geoalign_device_tests"
-if ! grep -q "GEOALIGN_WITH_CUDA" "$build/CMakeFiles/geoalign_core.dir/flags.make" 2>/dev/null; then
-  echo "$build was configured without the CUDA backend (GEOALIGN_CUDA=ON needs the CUDA toolkit)" >&2
+cmake --build "$build" --target geoalign_device_tests -j"$(nproc)"
+if ! grep -q "no usable CUDA device" "$test_binary"; then
+  echo "$build was configured without the CUDA backend (GEOALIGN_CUDA=ON needs CUDA 12 or later)" >&2
   exit 1
 fi
-cmake --build "$build" --target geoalign_device_tests -j"$(nproc)"
 rm -rf gpu-bundle
 mkdir -p gpu-bundle/lib
 cp "$test_binary" gpu-bundle/

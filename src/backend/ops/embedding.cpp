@@ -15,6 +15,9 @@ void embed_tokens(const Tensor& ids, const Tensor& type_ids, const Tensor& posit
   require_dim(positions, 0, tokens, op, "positions");
   require_dim(tables.position, 1, hidden, op, "position table");
   require_dim(tables.token_type, 1, hidden, op, "token type table");
+  for (const Tensor* t : {&ids, &type_ids, &positions, &tables.position, &tables.token_type}) {
+    require_device_of(*t, tables.word.device(), op);
+  }
   out.resize({tokens, hidden}, tables.word.device());
   GEOALIGN_DISPATCH_DEVICE(tables.word.device(), embed_tokens<D>(ids, type_ids, positions, tables, out));
 }

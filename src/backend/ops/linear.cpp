@@ -3,6 +3,8 @@
 #include <atomic>
 #include <chrono>
 
+#include "backend/memory.h"
+
 namespace geoalign::ops {
 
 namespace {
@@ -59,8 +61,11 @@ void Linear::operator()(const Tensor& x, Tensor& y) const {
     impl_->forward(x, y);
     return;
   }
+  // A GPU queues the work: time it from an idle device to a finished one.
+  synchronize(device_);
   const auto start = std::chrono::steady_clock::now();
   impl_->forward(x, y);
+  synchronize(device_);
   clock_nanoseconds.fetch_add(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count(),
       std::memory_order_relaxed);
