@@ -36,14 +36,14 @@ Tensor::Tensor(Shape shape, DType dtype, Device device) : dtype_(dtype), device_
 Tensor Tensor::from_vector(Shape shape, const std::vector<float>& values) {
   Tensor t(std::move(shape), DType::F32);
   if (static_cast<std::size_t>(t.numel()) != values.size()) throw Error("from_vector: value count does not match shape");
-  std::memcpy(t.data<float>(), values.data(), values.size() * sizeof(float));
+  if (!values.empty()) std::memcpy(t.data<float>(), values.data(), values.size() * sizeof(float));
   return t;
 }
 
 Tensor Tensor::from_vector(Shape shape, const std::vector<std::int32_t>& values) {
   Tensor t(std::move(shape), DType::I32);
   if (static_cast<std::size_t>(t.numel()) != values.size()) throw Error("from_vector: value count does not match shape");
-  std::memcpy(t.data<std::int32_t>(), values.data(), values.size() * sizeof(std::int32_t));
+  if (!values.empty()) std::memcpy(t.data<std::int32_t>(), values.data(), values.size() * sizeof(std::int32_t));
   return t;
 }
 
