@@ -5,10 +5,8 @@
 #include <cstdio>
 #include <sstream>
 
-#ifdef GEOALIGN_WITH_CUDA
-#include "backend/cuda/device_probe.h"
-#endif
 #include "support/cli_run.h"
+#include "support/gpu.h"
 #include "support/temp_dir.h"
 
 namespace geoalign {
@@ -81,12 +79,8 @@ TEST(CliScore, UsageErrors) {
 // --device cuda never falls back to the CPU: without a usable GPU (or without the CUDA
 // backend in this build) the run stops, saying why, and scores nothing.
 TEST(CliScore, AGpuThatCannotBeUsedIsAnErrorNotAFallBack) {
-#ifdef GEOALIGN_WITH_CUDA
-  if (cuda::probe().devices > 0) GTEST_SKIP() << "this machine has a usable GPU";
-  const std::string why = "no usable CUDA device";
-#else
-  const std::string why = "no CUDA backend";
-#endif
+  const std::string why = gpu_refusal();
+  if (why.empty()) GTEST_SKIP() << "this machine has a usable GPU";
   const auto r = run_score("--device cuda", "a\tb\n");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");

@@ -22,12 +22,14 @@
 #ifdef GEOALIGN_WITH_CUDA
 #include "backend/cuda/device_probe.h"
 #endif
+#include "support/gpu.h"
 #include "support/numeric.h"
 #include "support/temp_dir.h"
 
 namespace geoalign::ops {
 namespace {
 
+using testing::activate;
 using testing::expect_close;
 using testing::random_values;
 
@@ -59,18 +61,6 @@ TEST_P(DeviceOpsTest, TensorCopiesToTheDeviceAndBack) {
   EXPECT_EQ(Tensor({0, 3}, DType::F32, GetParam()).to_vector(), std::vector<float>{});
 }
 
-float activate(double x, Activation a) {
-  switch (a) {
-    case Activation::Gelu: return static_cast<float>(0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))));
-    case Activation::GeluTanh:
-      return static_cast<float>(0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x))));
-    case Activation::Relu: return static_cast<float>(std::max(x, 0.0));
-    case Activation::Tanh: return static_cast<float>(std::tanh(x));
-    case Activation::None: break;
-  }
-  return static_cast<float>(x);
-}
-
 // fp32 to a relative 1e-5; bf16 within what rounding both operands to bf16 can move a
 // sum (2^-8 each, times the sum of |x w|), times the activation's steepest slope.
 TEST_P(DeviceOpsTest, LinearWithEveryActivationAndPrecision) {
@@ -91,7 +81,7 @@ TEST_P(DeviceOpsTest, LinearWithEveryActivationAndPrecision) {
             exact += double(x[r * in + k]) * w[o * in + k];
             magnitude += std::abs(double(x[r * in + k]) * w[o * in + k]);
           }
-          const float want = activate(exact, a);
+          const float want = activate(static_cast<float>(exact), a);
           // cuBLASLt's tanh-GELU epilogue may use the hardware's approximate tanh (2^-11).
           const double approximation = a == Activation::GeluTanh ? 1e-3 : 0.0;
           const double bound = approximation + (precision == MatmulPrecision::FP32 ? 1e-5 * (1.0 + magnitude)
@@ -373,12 +363,8 @@ INSTANTIATE_TEST_SUITE_P(Devices, DeviceOpsTest, ::testing::ValuesIn(kBuildDevic
 
 // A CUDA tensor where this build or this machine has no CUDA is a clear error.
 TEST(DeviceTensor, ACudaTensorWithoutCudaIsAClearError) {
-#ifdef GEOALIGN_WITH_CUDA
-  if (cuda::probe().devices > 0) GTEST_SKIP() << "this machine has a CUDA device";
-  const std::string expected = "no usable CUDA device";
-#else
-  const std::string expected = "no CUDA backend";
-#endif
+  const std::string expected = testing::gpu_refusal();
+  if (expected.empty()) GTEST_SKIP() << "this machine has a usable GPU";
   try {
     Tensor t({2, 2}, DType::F32, Device::CUDA);
     FAIL() << "a CUDA tensor was created";

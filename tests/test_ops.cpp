@@ -1,5 +1,6 @@
-// Every op on every backend against a plain scalar reference written here, in the
-// manner of llama.cpp's test-backend-ops. Backends beyond the CPU join the device list.
+// Every op against a plain scalar reference written here, in the manner of llama.cpp's
+// test-backend-ops: the CPU's kernels on every ISA level. The ops on every device are in
+// test_device_ops.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,20 +25,9 @@
 namespace geoalign::ops {
 namespace {
 
+using testing::activate;
 using testing::expect_close;
 using testing::random_values;
-
-float activate(float x, Activation a) {
-  switch (a) {
-    case Activation::Gelu: return 0.5f * x * (1.0f + std::erf(x / std::sqrt(2.0f)));
-    case Activation::GeluTanh:
-      return 0.5f * x * (1.0f + std::tanh(std::sqrt(2.0f / 3.14159265f) * (x + 0.044715f * x * x * x)));
-    case Activation::Relu: return std::max(x, 0.0f);
-    case Activation::Tanh: return std::tanh(x);
-    case Activation::None: return x;
-  }
-  return x;
-}
 
 class OpsTest : public ::testing::TestWithParam<Device> {};
 

@@ -2,10 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
+
+#include "backend/ops/linear.h"
 
 namespace geoalign::testing {
 
@@ -24,6 +27,19 @@ inline void expect_close(const std::vector<float>& got, const std::vector<float>
   for (std::size_t i = 0; i < got.size(); ++i) {
     ASSERT_NEAR(got[i], want[i], tol * (1.0f + std::abs(want[i]))) << "at " << i;
   }
+}
+
+// What a linear layer's epilogue should compute.
+inline float activate(float x, ops::Activation a) {
+  switch (a) {
+    case ops::Activation::Gelu: return 0.5f * x * (1.0f + std::erf(x / std::sqrt(2.0f)));
+    case ops::Activation::GeluTanh:
+      return 0.5f * x * (1.0f + std::tanh(std::sqrt(2.0f / 3.14159265f) * (x + 0.044715f * x * x * x)));
+    case ops::Activation::Relu: return std::max(x, 0.0f);
+    case ops::Activation::Tanh: return std::tanh(x);
+    case ops::Activation::None: return x;
+  }
+  return x;
 }
 
 }  // namespace geoalign::testing

@@ -5,9 +5,9 @@
 #include <cfloat>
 #include <cstdint>
 #include <span>
-#include <vector>
 
 #include "backend/cuda/cuda_check.h"
+#include "backend/memory.h"
 #include "backend/tensor.h"
 
 namespace geoalign::cuda {
@@ -44,9 +44,10 @@ __device__ inline float block_max(float v, float* scratch) {
 
 // cu_seqlens, which the ops take on the host, copied to the device for a kernel.
 inline Tensor device_offsets(std::span<const std::int32_t> cu_seqlens) {
-  return Tensor::from_vector({static_cast<std::int64_t>(cu_seqlens.size())},
-                             std::vector<std::int32_t>(cu_seqlens.begin(), cu_seqlens.end()))
-      .to(Device::CUDA);
+  Tensor offsets({static_cast<std::int64_t>(cu_seqlens.size())}, DType::I32, Device::CUDA);
+  copy_bytes(Device::CUDA, reinterpret_cast<std::byte*>(offsets.data<std::int32_t>()), Device::CPU,
+             reinterpret_cast<const std::byte*>(cu_seqlens.data()), cu_seqlens.size_bytes());
+  return offsets;
 }
 
 }  // namespace geoalign::cuda
