@@ -2,7 +2,9 @@
 // shipped model, pairwise evaluation, and the dedup command's output and bad input.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
+#include <set>
 
 #include "dedup/pair_evaluation.h"
 #include "dedup/pair_scoring.h"
@@ -115,6 +117,40 @@ TEST(ExactNeighbours, AgreeWithAPlainScanAndBreakTiesByRowNumber) {
   EXPECT_EQ(found[5][0].record, 10u);
   EXPECT_EQ(found[5][1].record, 11u);
   EXPECT_EQ(found[10][0].record, 5u);
+}
+
+// Which of two addresses came first in the file must not decide whether they merge: the
+// scorer reads a pair as query and candidate, so dedup scores both orders.
+TEST(Dedup, ClustersDoNotDependOnRowOrder) {
+  const auto model = index::AddressModel::load(source_dir() / "models/default", Precision::FP32);
+  const std::vector<std::string> rows = {
+      "河南省巩义市新华路街道桐和街6号钢苑新区3号楼一单元", "钢苑新区3号楼", "巩义市桐和街",
+      "浙江省杭州市西湖区文三路478号华星科技大厦5楼", "华星科技大厦", "文三路478号",
+      "江苏省南京市鼓楼区中山路100号", "中山路100号南京图书馆", "南京市玄武区中山路100号"};
+  auto partition = [&](const std::vector<std::string>& in) {
+    const auto r = dedup::deduplicate(*model, in, dedup::DedupOptions{});
+    std::map<std::uint32_t, std::set<std::string>> clusters;
+    for (std::size_t a = 0; a < r.texts.size(); ++a) clusters[r.cluster[a]].insert(r.texts[a]);
+    std::set<std::set<std::string>> out;
+    for (auto& [id, texts] : clusters) out.insert(texts);
+    return out;
+  };
+  const auto forward = partition(rows);
+  EXPECT_EQ(partition(std::vector<std::string>(rows.rbegin(), rows.rend())), forward);
+  std::vector<std::string> shuffled = rows;
+  std::shuffle(shuffled.begin(), shuffled.end(), std::mt19937(3));
+  EXPECT_EQ(partition(shuffled), forward);
+
+  // Each pair's evidence is the same whichever address is numbered first.
+  const std::vector<index::Address> ab = {model->prepare(model->normalize(rows[0])), model->prepare(model->normalize(rows[1]))};
+  const std::vector<index::Address> ba = {ab[1], ab[0]};
+  const dedup::AddressPair pair{0, 1};
+  const auto e1 = dedup::score_pairs(*model, ab, std::span(&pair, 1))[0];
+  const auto e2 = dedup::score_pairs(*model, ba, std::span(&pair, 1))[0];
+  EXPECT_EQ(e1.label_id, e2.label_id);
+  EXPECT_FLOAT_EQ(e1.p_exact_match, e2.p_exact_match);
+  EXPECT_FLOAT_EQ(e1.p_partial_match, e2.p_partial_match);
+  EXPECT_FLOAT_EQ(e1.p_not_match, e2.p_not_match);
 }
 
 // A multi-process dedup embeds and scores its addresses in other company than one run

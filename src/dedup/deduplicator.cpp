@@ -62,21 +62,6 @@ void check_exhaustively(const index::AddressModel& model, std::span<const index:
 
 }  // namespace
 
-MergeRule parse_merge_rule(std::string_view name) {
-  if (name == "exact") return MergeRule::Exact;
-  if (name == "partial") return MergeRule::ExactOrPartial;
-  throw Error("unknown merge rule \"" + std::string(name) + "\" (exact, partial)");
-}
-
-float link_of(const PairEvidence& m, MergeRule rule) {
-  // How the merging class fares against its strongest rival: at 0.5 exactly where the
-  // scorer's label changes, so a pair links at the default threshold when `score` would
-  // label it a match (the head's class offsets are in its probabilities).
-  const float merging = rule == MergeRule::Exact ? m.p_exact_match : std::max(m.p_exact_match, m.p_partial_match);
-  const float rival = rule == MergeRule::Exact ? std::max(m.p_not_match, m.p_partial_match) : m.p_not_match;
-  return merging + rival > 0 ? merging / (merging + rival) : 0.0f;
-}
-
 DistinctAddresses distinct_addresses(const index::AddressModel& model, const std::vector<std::string>& rows) {
   DistinctAddresses d;
   std::vector<std::string> normalized(rows.size());
