@@ -21,9 +21,6 @@ struct PairEvidence {
   std::uint32_t label_id;
   float p_not_match, p_partial_match, p_exact_match;
 
-  static PairEvidence of(std::uint32_t a, std::uint32_t b, const MatchResult& m) {
-    return {a, b, static_cast<std::uint32_t>(m.label_id), m.p_not_match, m.p_partial_match, m.p_exact_match};
-  }
   // The mean of a pair scored as (a, b) and as (b, a); its label is the likeliest of the
   // mean probabilities.
   static PairEvidence of_both_orders(std::uint32_t a, std::uint32_t b, const MatchResult& ab, const MatchResult& ba);

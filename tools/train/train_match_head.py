@@ -239,19 +239,24 @@ def main():
         def table(path):
             return pair_table(args.geoalign, encoder_only, parser_dir, weights_path, path, with_encoder)
 
-        def swapped_features(path):
-            """Features of every pair of path with its two addresses swapped, in file order."""
+        def swapped_features(path, rows):
+            """Features of every pair of path with its two addresses swapped, in file order;
+            rows: how many the original table has."""
             with tempfile.NamedTemporaryFile("w", suffix=".tsv", encoding="utf-8") as f:
                 for line in open(path, encoding="utf-8"):
                     a, b, label = line.rstrip("\n").split("\t")[:3]
                     f.write(f"{b}\t{a}\t{label}\n")
                 f.flush()
-                return table(f.name)[0]
+                swapped = table(f.name)[0]
+            # Rows pair up by position with the original table, whose splits, folds and labels they share.
+            if len(swapped) != rows:
+                sys.exit(f"{path}: features of the swapped pairs do not line up with its rows")
+            return swapped
 
         X, y, split, names, groups = table(data.CCKS)
-        X_swapped = swapped_features(data.CCKS)
+        X_swapped = swapped_features(data.CCKS, len(X)) if args.both_orders or args.cv else X[:0]
         Xs, ys, split_s, _, _ = table(data.SHENZHEN)
-        Xs_swapped = swapped_features(data.SHENZHEN) if args.both_orders else Xs[:0]
+        Xs_swapped = swapped_features(data.SHENZHEN, len(Xs)) if args.both_orders else Xs[:0]
         Xr, yr = np.zeros((0, X.shape[1]), dtype=X.dtype), np.zeros(0, dtype=y.dtype)
         Xr_swapped = Xr
         if args.region_pairs:
@@ -261,7 +266,7 @@ def main():
                 f.flush()
                 Xr, yr = table(f.name)[:2]
                 if args.both_orders:
-                    Xr_swapped = swapped_features(f.name)
+                    Xr_swapped = swapped_features(f.name, len(Xr))
     train, dev, test = split == "train", split == "dev", split == "test"
 
     def new_model():
