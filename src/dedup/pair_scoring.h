@@ -14,8 +14,9 @@ namespace geoalign::dedup {
 // scorer, each in both orders, averaged: the scorer reads a pair as query and candidate
 // and its two orders can disagree (on the CCKS pairs, a rerank head trained on the given
 // order alone had exact-match F1 0.863 in the labelled order and 0.540 swapped), while
-// which of two addresses came first in a file must not decide whether they merge. In chunks over every core when it is the rerank head, chunk after chunk when it
-// is the cross-encoder (which uses every core itself). Evidence comes back in pair order;
+// which of two addresses came first in a file must not decide whether they merge. In
+// chunks over every core when it is the rerank head, chunk after chunk when it is the
+// cross-encoder (which uses every core itself). Evidence comes back in pair order;
 // `on_done` (may be empty) hears how many pairs are done.
 std::vector<PairEvidence> score_pairs(const index::AddressModel& model, std::span<const index::Address> addresses,
                                       std::span<const AddressPair> pairs,

@@ -224,7 +224,7 @@ def main():
     args = ap.parse_args()
     start = time.time()
     with_encoder = not args.without_encoder
-    args.both_orders = (args.orders or ("given" if with_encoder else "both")) == "both"
+    both_orders = (args.orders or ("given" if with_encoder else "both")) == "both"
     head_file, title = MATCH_HEAD if with_encoder else RERANK_HEAD
     parser_dir = os.path.abspath(os.path.join(args.model, args.parser))
     weights_path = os.path.abspath(os.path.join(args.model, WEIGHTS_FILE))
@@ -254,9 +254,9 @@ def main():
             return swapped
 
         X, y, split, names, groups = table(data.CCKS)
-        X_swapped = swapped_features(data.CCKS, len(X)) if args.both_orders or args.cv else X[:0]
+        X_swapped = swapped_features(data.CCKS, len(X)) if both_orders or args.cv else X[:0]
         Xs, ys, split_s, _, _ = table(data.SHENZHEN)
-        Xs_swapped = swapped_features(data.SHENZHEN, len(Xs)) if args.both_orders else Xs[:0]
+        Xs_swapped = swapped_features(data.SHENZHEN, len(Xs)) if both_orders else Xs[:0]
         Xr, yr = np.zeros((0, X.shape[1]), dtype=X.dtype), np.zeros(0, dtype=y.dtype)
         Xr_swapped = Xr
         if args.region_pairs:
@@ -265,7 +265,7 @@ def main():
                 f.writelines(f"{a}\t{b}\t{label}\n" for a, b, label in regional)
                 f.flush()
                 Xr, yr = table(f.name)[:2]
-                if args.both_orders:
+                if both_orders:
                     Xr_swapped = swapped_features(f.name, len(Xr))
     train, dev, test = split == "train", split == "dev", split == "test"
 
@@ -277,11 +277,11 @@ def main():
     sz_train = split_s == "train"
     extra_parts = [(Xs[sz_train], ys[sz_train], np.full(int(sz_train.sum()), args.shenzhen_weight)),
                    (Xr, yr, np.full(len(yr), args.region_weight))]
-    if args.both_orders:
+    if both_orders:
         extra_parts += [(Xs_swapped[sz_train], ys[sz_train], np.full(int(sz_train.sum()), args.shenzhen_weight)),
                         (Xr_swapped, yr, np.full(len(yr), args.region_weight))]
     extra = SamePlacePairs.join(extra_parts)
-    clf = fit_head(new_model, X[train], y[train], extra, X_swapped[train] if args.both_orders else None)
+    clf = fit_head(new_model, X[train], y[train], extra, X_swapped[train] if both_orders else None)
 
     best = tune_offsets(y[dev], np.log(clf.predict_proba(X[dev]) + 1e-9))
     offsets = [0.0, best[1], best[2]]
@@ -317,7 +317,7 @@ def main():
     max_diff = float(np.abs(ours - theirs).max())
 
     report = (f"{title}: {len(trees)} trees on {len(names)} features, trained on {int(train.sum())} CCKS train pairs "
-              f"{'in both orders ' if args.both_orders else ''}"
+              f"{'in both orders ' if both_orders else ''}"
               f"+ {int(sz_train.sum())} Shenzhen train pairs (weight {args.shenzhen_weight}) + {len(yr)} region "
               f"pairs (weight {args.region_weight}) in {time.time() - start:.0f} s, term weights over {documents} addresses, seed {args.seed}; offsets {offsets[1:]} (partial, exact) tuned on dev\n"
               f"  ccks dev: macro-F1 {dev_f1:.4f} per class {[round(c, 4) for c in dev_classes]} ({int(dev.sum())} pairs)\n"
@@ -325,7 +325,7 @@ def main():
               f"  shenzhen test: binary F1 {sz_f1:.4f} ({int(sz_test.sum())} pairs, partial or exact = match)\n"
               f"  geoalign vs scikit-learn probabilities on ccks test: max |diff| {max_diff:.2e}\n")
     if args.cv:
-        report += cross_validated(new_model, X, X_swapped, y, groups, extra, args.both_orders)
+        report += cross_validated(new_model, X, X_swapped, y, groups, extra, both_orders)
     print(report, end="")
     # Other sections (the encoder's, the other heads') stay; an earlier report of this
     # head, its first line and the indented lines under it, is replaced in place.
