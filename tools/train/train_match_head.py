@@ -101,6 +101,21 @@ class SamePlacePairs(NamedTuple):
     def join(parts):
         return SamePlacePairs(*(np.concatenate(column) for column in zip(*parts)))
 
+    @staticmethod
+    def in_both_orders(given, swapped):
+        """given, then swapped: row i of the second half is row i of the first with its two
+        addresses swapped (what fit_head relies on to give both copies one pseudo-label)."""
+        return SamePlacePairs.join([SamePlacePairs.join(given), SamePlacePairs.join(swapped)])
+
+    def same_place_class(self, probabilities, both_orders):
+        """Partial (1) or exact (2) for each same-place pair, whichever the probabilities
+        favour (with both orders, their mean over the pair's two copies); 0 for the others."""
+        if both_orders:
+            half = len(self.y) // 2
+            mean = (probabilities[:half] + probabilities[half:]) / 2
+            probabilities = np.vstack([mean, mean])
+        return np.where(self.y == 0, 0, np.where(probabilities[:, 2] > probabilities[:, 1], 2, 1))
+
 
 def pair_table(geoalign, encoder_dir, parser_dir, weights_path, pairs_path, with_encoder):
     """Per pair (file order): pair features (and encoder probabilities), gold label, split, CV fold."""
@@ -158,16 +173,56 @@ def fit_head(new_model, X, y, extra, X_swapped=None):
     if X_swapped is not None:
         X, y = np.vstack([X, X_swapped]), np.concatenate([y, y])
     first = new_model().fit(X, y, sample_weight=balanced_weights(y))
-    p = first.predict_proba(extra.X)
-    pseudo = np.where(extra.y == 0, 0, np.where(p[:, 2] > p[:, 1], 2, 1))
+    pseudo = extra.same_place_class(first.predict_proba(extra.X), X_swapped is not None)
     return new_model().fit(np.vstack([X, extra.X]), np.concatenate([y, pseudo]),
                            sample_weight=np.concatenate([balanced_weights(y), extra.weight]))
 
 
-def cross_validated(new_model, X, X_swapped, y, groups, extra, both_orders):
+LINK_THRESHOLDS = np.round(np.arange(0.2, 0.701, 0.05), 2)
+
+
+def pair_link(probabilities, rule):
+    """dedup's link (src/dedup/pair_evidence.cpp): the merging class against its strongest rival."""
+    n, p, e = probabilities.T
+    merging, rival = (e, np.maximum(n, p)) if rule == "exact" else (np.maximum(e, p), n)
+    return merging / np.maximum(merging + rival, 1e-30)
+
+
+def pairwise_f1(y, linked):
+    """dedup --eval's measure on CCKS: exact_match is a match, not_match a non-match, partial ignored."""
+    known = y != 1
+    return binary_f1((y[known] == 2).astype(int), linked[known].astype(int))
+
+
+def link_thresholds(y, oof, oof_swapped, offsets):
+    """The link threshold at which dedup's pairwise F1 is best out of fold, on the mean of both
+    orders of probabilities as the exported head gives them (its offsets in): trees are surer
+    of their training pairs than of new ones, and the offsets are tuned for macro-F1, not
+    for this. Ties go to the threshold nearest 0.5, where the link meets score's label.
+    For the merge rule exact only: CCKS calls a partial_match pair a different place, so it
+    cannot tell what the partial rule (same place at any granularity) should join; that rule
+    keeps 0.5."""
+    def shipped(log_probs):
+        p = np.exp(log_probs + offsets)
+        return p / p.sum(1, keepdims=True)
+    mean = (shipped(oof) + shipped(oof_swapped)) / 2
+    chosen, lines = {}, []
+    for rule in ("exact",):
+        link = pair_link(mean, rule)
+        f1s = {float(t): pairwise_f1(y, link >= t) for t in LINK_THRESHOLDS}
+        chosen[rule] = max(f1s, key=lambda t: (round(f1s[t], 4), -abs(t - 0.5)))
+        lines.append(f"  dedup's pairwise F1 out of fold, mean of both orders, merge rule {rule}, by link threshold: "
+                     + ", ".join(f"{t:.2f} {f:.4f}" for t, f in f1s.items()) + f"; chosen {chosen[rule]:.2f}\n")
+    direct = pairwise_f1(y, (oof + offsets).argmax(1) == 2)
+    lines.append(f"  the same measure for score's own label (exact_match), file order, out of fold: {direct:.4f}\n")
+    return chosen, "".join(lines)
+
+
+def cross_validated(new_model, X, X_swapped, y, groups, extra, both_orders, offsets):
     """Out-of-fold predictions over all CCKS pairs (X_swapped: the same pairs with the two addresses
     swapped); offsets tuned once on all of them. Reported for the file's order, the swapped
-    order, and the mean of both (what dedup scores)."""
+    order, and the mean of both (what dedup scores); then dedup's link thresholds chosen on
+    them with the shipped offsets. Returns (thresholds per merge rule, report)."""
     oof, oof_reversed = np.zeros((len(y), 3)), np.zeros((len(y), 3))
     for k in range(5):
         fit, held = groups != k, groups == k
@@ -183,7 +238,8 @@ def cross_validated(new_model, X, X_swapped, y, groups, extra, both_orders):
         lines.append(f"  5-fold CV over all {len(y)} CCKS pairs, {name} (+ Shenzhen train and region pairs in every "
                      f"fold): macro-F1 {raw:.4f} at argmax, {tuned:.4f} with offsets ({a}, {b}); per fold "
                      f"{[round(f, 4) for f in folds]}\n")
-    return "".join(lines)
+    thresholds, report = link_thresholds(y, oof, oof_reversed, offsets)
+    return thresholds, "".join(lines) + report
 
 
 def binary_f1(gold, match):
@@ -275,12 +331,12 @@ def main():
                                               l2_regularization=args.l2, early_stopping=False, random_state=args.seed)
 
     sz_train = split_s == "train"
-    extra_parts = [(Xs[sz_train], ys[sz_train], np.full(int(sz_train.sum()), args.shenzhen_weight)),
-                   (Xr, yr, np.full(len(yr), args.region_weight))]
-    if both_orders:
-        extra_parts += [(Xs_swapped[sz_train], ys[sz_train], np.full(int(sz_train.sum()), args.shenzhen_weight)),
-                        (Xr_swapped, yr, np.full(len(yr), args.region_weight))]
-    extra = SamePlacePairs.join(extra_parts)
+
+    def same_place(Xs_, Xr_):
+        return [(Xs_[sz_train], ys[sz_train], np.full(int(sz_train.sum()), args.shenzhen_weight)),
+                (Xr_, yr, np.full(len(yr), args.region_weight))]
+    extra = (SamePlacePairs.in_both_orders(same_place(Xs, Xr), same_place(Xs_swapped, Xr_swapped)) if both_orders
+             else SamePlacePairs.join(same_place(Xs, Xr)))
     clf = fit_head(new_model, X[train], y[train], extra, X_swapped[train] if both_orders else None)
 
     best = tune_offsets(y[dev], np.log(clf.predict_proba(X[dev]) + 1e-9))
@@ -289,6 +345,11 @@ def main():
     bias, trees = export_trees(clf, offsets)
     head = {"format": "geoalign-match-head-1", "parser": args.parser, "term_weights": WEIGHTS_FILE, "features": names,
             "classes": data.LABELS, "bias": bias, "trees": trees}
+    cv_report = ""
+    if args.cv:
+        # dedup's default threshold per merge rule; without --cv the head has none and dedup uses 0.5.
+        head["link_thresholds"], cv_report = cross_validated(new_model, X, X_swapped, y, groups, extra, both_orders,
+                                                             np.array(offsets))
     with open(os.path.join(args.model, head_file), "w", encoding="utf-8") as f:
         json.dump(head, f, separators=(",", ":"))
 
@@ -324,8 +385,7 @@ def main():
               f"  ccks test: macro-F1 {test_f1:.4f} per class {[round(c, 4) for c in test_classes]} ({int(test.sum())} pairs)\n"
               f"  shenzhen test: binary F1 {sz_f1:.4f} ({int(sz_test.sum())} pairs, partial or exact = match)\n"
               f"  geoalign vs scikit-learn probabilities on ccks test: max |diff| {max_diff:.2e}\n")
-    if args.cv:
-        report += cross_validated(new_model, X, X_swapped, y, groups, extra, both_orders)
+    report += cv_report
     print(report, end="")
     # Other sections (the encoder's, the other heads') stay; an earlier report of this
     # head, its first line and the indented lines under it, is replaced in place.
