@@ -6,6 +6,8 @@
 #include <random>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "dedup/pair_evaluation.h"
 #include "dedup/pair_scoring.h"
 #include "index/exact_neighbours.h"
@@ -64,6 +66,7 @@ TEST(Dedup, ClustersOnePlaceWrittenManyWaysAndKeepsOthersApart) {
       "杭州市西湖区天目山路100号",            "\u200B北京市 海淀区中关村大街27号"};
   dedup::DedupOptions options;
   const auto r = dedup::deduplicate(*model, rows, options);
+  EXPECT_EQ(r.threshold, dedup::default_threshold(*model, options.rule));  // none given: the head's
   ASSERT_EQ(r.address_of_row.size(), rows.size());
   EXPECT_EQ(r.texts.size(), 4u);  // rows 0 and 3 are one text; so are rows 2 and 5 after normalization
   auto cluster_of_row = [&](std::size_t i) { return r.cluster[r.address_of_row[i]]; };
@@ -184,7 +187,7 @@ TEST(Dedup, StagesRunOnSplitBatchesGiveTheSameResultAsOneRun) {
       const auto e = dedup::score_pairs(*model, addresses, std::span(&pair, 1));
       scored.push_back(e[0]);
     }
-    const auto entities = dedup::cluster_entities(n, scored, options.rule, options.threshold, [&](auto pairs) {
+    const auto entities = dedup::cluster_entities(n, scored, options.rule, whole.threshold, [&](auto pairs) {
       return dedup::score_pairs(*model, addresses, pairs);
     }, regions);
     EXPECT_EQ(entities.cluster, whole.cluster);
@@ -236,6 +239,32 @@ TEST(CliDedup, OneRowPerInputRowInOrderWithAHeader) {
   const auto alone = run_cli("dedup --missed " + (dir / "missed.tsv").string() + model);
   EXPECT_NE(alone.exit_code, 0);
   EXPECT_NE(alone.err.find("--missed needs --exhaustive-check"), std::string::npos) << alone.err;
+}
+
+// Without --threshold, dedup merges at the link the head's trainer chose for the merge
+// rule (models/default's rerank head has one), else at 0.5.
+TEST(CliDedup, ThresholdDefaultsToTheHeadsOwn) {
+  TempDir dir;
+  std::filesystem::copy(source_dir() / "models/default", dir / "model", std::filesystem::copy_options::recursive);
+  write_file(dir / "in.tsv", "x1\t杭州市西湖区文三路478号华星科技大厦\nx2\t文三路478号华星大厦\n");
+  const std::string args = " --model " + (dir / "model").string() + " --input " + (dir / "in.tsv").string();
+  auto head = nlohmann::json::parse(read_file(dir / "model/rerank_head.json"));
+  head["link_thresholds"] = {{"exact", 1.0}, {"partial", 0.4}};  // no link reaches 1
+  write_file(dir / "model/rerank_head.json", head.dump());
+  const auto strict = run_cli("dedup" + args);
+  ASSERT_EQ(strict.exit_code, 0) << strict.err;
+  EXPECT_NE(lines(strict.out)[2].find("\tx2\t1\t"), std::string::npos) << strict.out;  // kept apart
+  EXPECT_NE(strict.err.find("at threshold 1.00 (the head's default)"), std::string::npos) << strict.err;
+  const auto partial = run_cli("dedup --merge partial" + args);
+  EXPECT_NE(partial.err.find("at threshold 0.40 (the head's default)"), std::string::npos) << partial.err;
+  const auto given = run_cli("dedup --threshold 0.5" + args);
+  ASSERT_EQ(given.exit_code, 0) << given.err;
+  EXPECT_NE(lines(given.out)[2].find("\tx1\t2\t"), std::string::npos) << given.out;  // merged
+  EXPECT_NE(given.err.find("at threshold 0.50 (given)"), std::string::npos) << given.err;
+  head.erase("link_thresholds");
+  write_file(dir / "model/rerank_head.json", head.dump());
+  const auto without = run_cli("dedup" + args);
+  EXPECT_NE(without.err.find("at threshold 0.50 (the head's default)"), std::string::npos) << without.err;
 }
 
 TEST(CliDedup, BadLinesAreReportedAndEitherStopOrAreSkipped) {

@@ -586,6 +586,29 @@ TEST(MatchHead, LoadsAHeadWithoutTheEncoder) {
             std::string::npos);
 }
 
+// dedup's default threshold per merge rule, when the trainer chose one; values outside
+// (0, 1] are an error naming the file and the rule.
+TEST(MatchHead, ReadsTheLinkThresholdsItWasTrainedTo) {
+  TempDir dir;
+  auto file = head_file(pair_feature_names());
+  write_file(dir / MatchHead::kRerankFileName, file.dump());
+  EXPECT_FALSE(MatchHead::load(dir.path(), 3, MatchHead::kRerankFileName)->link_threshold("exact"));
+  file["link_thresholds"] = {{"exact", 0.35}, {"partial", 0.45}};
+  write_file(dir / MatchHead::kRerankFileName, file.dump());
+  const auto head = MatchHead::load(dir.path(), 3, MatchHead::kRerankFileName);
+  EXPECT_FLOAT_EQ(head->link_threshold("exact").value_or(-1), 0.35f);
+  EXPECT_FLOAT_EQ(head->link_threshold("partial").value_or(-1), 0.45f);
+  EXPECT_FALSE(head->link_threshold("other"));
+  for (const auto& bad : {nlohmann::json(0.0), nlohmann::json(1.5), nlohmann::json("0.4")}) {
+    file["link_thresholds"]["exact"] = bad;
+    write_file(dir / MatchHead::kRerankFileName, file.dump());
+    const auto error = thrown_by([&] { MatchHead::load(dir.path(), 3, MatchHead::kRerankFileName); });
+    EXPECT_NE(error.find(MatchHead::kRerankFileName), std::string::npos) << error;
+    EXPECT_TRUE(error.find("link_thresholds.exact") != std::string::npos || error.find("type") != std::string::npos)
+        << error;
+  }
+}
+
 // All of the encoder's probabilities in order after the pair features, or none of them.
 TEST(MatchHead, PartialEncoderFeaturesAreRejected) {
   TempDir dir;

@@ -268,8 +268,8 @@ def _score_chunk(distinct: dict, pairs: np.ndarray, engine: _Engine):
     return _dedup_model(engine).score_pairs(distinct["texts"], pairs)
 
 
-def _cluster(distinct: dict, pairs: np.ndarray, regions: np.ndarray, engine: _Engine, merge: str, threshold: float,
-             *scored) -> dict:
+def _cluster(distinct: dict, pairs: np.ndarray, regions: np.ndarray, engine: _Engine, merge: str,
+             threshold: Optional[float], *scored) -> dict:
     labels = np.concatenate([s[0] for s in scored]) if scored else np.zeros(0, np.uint32)
     probabilities = np.concatenate([s[1] for s in scored]) if scored else np.zeros((0, 3), np.float32)
     model = _dedup_model(engine)
@@ -309,7 +309,7 @@ def _rows_out(part: pd.DataFrame, p: int, normalized: tuple[list, list, Optional
 
 
 def dedup(ddf: dd.DataFrame, column: str = "address", *, id_column: Optional[str] = None,
-          model: Optional[str] = None, threshold: float = 0.5, merge: str = "exact", neighbours: int = 20,
+          model: Optional[str] = None, threshold: Optional[float] = None, merge: str = "exact", neighbours: int = 20,
           precision: str = "auto", head: str = "rerank", on_error: str = "fail",
           addresses_per_task: Optional[int] = None, pairs_per_task: Optional[int] = None,
           threads: Optional[int] = None) -> dd.DataFrame:
@@ -334,7 +334,7 @@ def dedup(ddf: dd.DataFrame, column: str = "address", *, id_column: Optional[str
     _check_on_error(on_error)
     if merge not in ("exact", "partial"):
         raise ValueError(f'merge must be "exact" or "partial", not "{merge}"')
-    if not 0 < threshold <= 1:
+    if threshold is not None and not 0 < threshold <= 1:
         raise ValueError(f"threshold must be in (0, 1], not {threshold}")
     if neighbours < 1:
         raise ValueError(f"neighbours must be at least 1, not {neighbours}")

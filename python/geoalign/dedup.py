@@ -20,7 +20,7 @@ def dedup(
     addresses: Iterable[str],
     ids: Iterable[Id] | None = None,
     model: str | Path | None = None,
-    threshold: float = 0.5,
+    threshold: float | None = None,
     merge: str = "exact",
     neighbours: int = 20,
     head: str = "rerank",
@@ -39,7 +39,8 @@ def dedup(
         ids: one id per address (str, or int made str); None: each row is named by its
             position (0, 1, ...), where the CLI names id-less lines by line number.
         model: the model folder; None: the bundled model. It is loaded for this call.
-        threshold: the mean link two clusters need to merge, in (0, 1].
+        threshold: the mean link two clusters need to merge, in (0, 1]; None: the one
+            the model's head was trained to for the merge rule, else 0.5.
         merge: what joins two addresses: ``"exact"`` (exact_match) or ``"partial"``
             (exact_match or partial_match).
         neighbours: candidates per address from each of the lexical and vector searches.
@@ -53,7 +54,7 @@ def dedup(
     """
     import pandas as pd  # here, not at import: it costs a good part of a second
 
-    if not 0 < threshold <= 1:
+    if threshold is not None and not 0 < threshold <= 1:
         raise ValueError(f"threshold must be in (0, 1], not {threshold}")
     if neighbours < 1:
         raise ValueError(f"neighbours must be at least 1, not {neighbours}")

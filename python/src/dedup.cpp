@@ -1,4 +1,7 @@
 #include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <optional>
 
 #include "backend/threads.h"
 #include "bindings.h"
@@ -28,7 +31,7 @@ void bind_dedup(py::module_& m) {
   m.def(
       "dedup",
       [](py::handle addresses, const std::string& model_dir, const std::string& precision, const std::string& head,
-         float threshold, const std::string& merge, std::size_t neighbours) {
+         std::optional<float> threshold, const std::string& merge, std::size_t neighbours) {
         const std::vector<std::string> rows = to_texts(addresses, "addresses");
         if (rows.empty()) throw py::value_error("no addresses to deduplicate");
         dedup::DedupOptions options;

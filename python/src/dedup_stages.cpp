@@ -159,7 +159,7 @@ class DedupModel {
   py::tuple cluster(const std::vector<std::string>& texts, const Pairs& pairs,
                     const py::array_t<std::uint32_t, py::array::forcecast>& labels,
                     const py::array_t<float, py::array::c_style | py::array::forcecast>& probabilities,
-                    const std::string& merge, float threshold, const Regions& regions) const {
+                    const std::string& merge, std::optional<float> threshold, const Regions& regions) const {
     const std::vector<dedup::AddressPair> p = to_address_pairs(pairs, texts.size());
     const std::vector<dedup::StatedRegion> stated = to_regions(regions, texts.size());
     if (labels.size() != static_cast<py::ssize_t>(p.size()) || probabilities.ndim() != 2 ||
@@ -181,7 +181,8 @@ class DedupModel {
       // Clustering asks for few pairs: parse their addresses when first named.
       std::vector<index::Address> addresses(texts.size());
       std::vector<char> parsed(texts.size(), 0);
-      e = dedup::cluster_entities(texts.size(), scored, rule, threshold, [&](std::span<const dedup::AddressPair> missing) {
+      const float link = threshold.value_or(dedup::default_threshold(*model_, rule));
+      e = dedup::cluster_entities(texts.size(), scored, rule, link, [&](std::span<const dedup::AddressPair> missing) {
         for (const auto& [a, b] : missing) {
           for (std::uint32_t k : {a, b}) {
             if (parsed[k]) continue;

@@ -89,7 +89,7 @@ int run_dedup(int argc, char** argv, int first) {
             {{"model", true, "model folder", "models/default"},
              {"input", true, "addresses: one per line, or id<TAB>address", ""},
              {"out", true, "clusters TSV, - for standard output", "-"},
-             {"threshold", true, "mean link two clusters need to merge", "0.5"},
+             {"threshold", true, "mean link two clusters need to merge (default: the one the model's head was trained to, else 0.5)", ""},
              {"merge", true, "what joins two addresses: exact (exact_match) or partial (exact or partial_match)", "exact"},
              {"neighbours", true, "candidates per address from each of the lexical and vector searches", "20"},
              {"explain", true, "write every scored pair inside a cluster to this TSV", ""},
@@ -115,12 +115,14 @@ int run_dedup(int argc, char** argv, int first) {
   options.neighbours = static_cast<std::size_t>(args.integer("neighbours", 1, 1000));
   options.exhaustive_check = args.flag("exhaustive-check");
   if (!args.value("missed").empty() && !options.exhaustive_check) throw Error("--missed needs --exhaustive-check");
-  try {
-    options.threshold = std::stof(args.value("threshold"));
-  } catch (const std::exception&) {
-    throw UsageError("--threshold must be a number");
+  if (!args.value("threshold").empty()) {
+    try {
+      options.threshold = std::stof(args.value("threshold"));
+    } catch (const std::exception&) {
+      throw UsageError("--threshold must be a number");
+    }
+    if (!(*options.threshold > 0.0f && *options.threshold <= 1.0f)) throw UsageError("--threshold must be in (0, 1]");
   }
-  if (!(options.threshold > 0.0f && options.threshold <= 1.0f)) throw UsageError("--threshold must be in (0, 1]");
   set_num_threads(static_cast<int>(args.integer("threads", 0, 1024)));
 
   Progress progress("dedup", "addresses");
@@ -172,9 +174,12 @@ int run_dedup(int argc, char** argv, int first) {
   if (!args.value("missed").empty()) {
     write_pairs(args.value("missed"), r.exhaustive_missed, r, table, ids, model->labels(), &options);
   }
-  std::fprintf(stderr, "geoalign dedup: %zu rows, %zu distinct addresses, %zu candidate pairs, %zu scored, %zu clusters, %.1f s (%s)\n",
-               ids.size(), r.texts.size(), r.candidates.size(), r.scored.size(), table.clusters, progress.seconds(),
-               step_times.c_str());
+  std::fprintf(stderr,
+               "geoalign dedup: %zu rows, %zu distinct addresses, %zu candidate pairs, %zu scored, %zu clusters at "
+               "threshold %.2f (%s), %.1f s (%s)\n",
+               ids.size(), r.texts.size(), r.candidates.size(), r.scored.size(), table.clusters,
+               static_cast<double>(r.threshold), options.threshold ? "given" : "the head's default",
+               progress.seconds(), step_times.c_str());
   if (options.exhaustive_check) {
     std::fprintf(stderr,
                  "geoalign dedup: exhaustive scoring links %zu pairs; blocking proposed %zu of them (%.4f); %zu pairs "

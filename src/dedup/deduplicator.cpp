@@ -15,8 +15,8 @@ namespace {
 // (clustering refuses them whatever they score): the head links a few of them on a
 // shared shop name alone (翡翠超市 in two provinces), a false link and not a lost match.
 void check_exhaustively(const index::AddressModel& model, std::span<const index::Address> addresses,
-                        std::span<const StatedRegion> regions, const DedupOptions& options,
-                        const index::BuildProgress& progress, DedupResult& r) {
+                        std::span<const StatedRegion> regions, MergeRule rule, const index::BuildProgress& progress,
+                        DedupResult& r) {
   const std::size_t n = addresses.size();
   if (n > kMaxExhaustive) {
     throw Error("--exhaustive-check scores all pairs: at most " + std::to_string(kMaxExhaustive) + " addresses, not " +
@@ -27,7 +27,7 @@ void check_exhaustively(const index::AddressModel& model, std::span<const index:
   std::vector<AddressPair> all;
   auto count_links = [&] {
     for (const PairEvidence& e : score_pairs(model, addresses, all)) {
-      if (link_of(e, options.rule) < options.threshold) continue;
+      if (link_of(e, rule) < r.threshold) continue;
       ++r.exhaustive_links;
       if (std::binary_search(r.candidates.begin(), r.candidates.end(), AddressPair{e.a, e.b})) {
         ++r.exhaustive_links_blocked;
@@ -85,9 +85,14 @@ DistinctAddresses distinct_addresses(const index::AddressModel& model, const std
   return d;
 }
 
+float default_threshold(const index::AddressModel& model, MergeRule rule) {
+  return model.link_threshold(merge_rule_name(rule)).value_or(0.5f);
+}
+
 DedupResult deduplicate(const index::AddressModel& model, const std::vector<std::string>& rows, const DedupOptions& options,
                         const index::BuildProgress& progress) {
   DedupResult r;
+  r.threshold = options.threshold.value_or(default_threshold(model, options.rule));
   progress.begin("normalize", rows.size());
   static_cast<DistinctAddresses&>(r) = distinct_addresses(model, rows);
   const std::size_t n = r.texts.size();
@@ -105,10 +110,10 @@ DedupResult deduplicate(const index::AddressModel& model, const std::vector<std:
 
   progress.begin("score", r.candidates.size());
   r.scored = score_pairs(model, addresses, r.candidates, progress.done);
-  if (options.exhaustive_check) check_exhaustively(model, addresses, regions, options, progress, r);
+  if (options.exhaustive_check) check_exhaustively(model, addresses, regions, options.rule, progress, r);
 
   progress.begin("cluster", 0);
-  Entities entities = cluster_entities(n, r.scored, options.rule, options.threshold,
+  Entities entities = cluster_entities(n, r.scored, options.rule, r.threshold,
                                        [&](std::span<const AddressPair> pairs) { return score_pairs(model, addresses, pairs); },
                                        regions);
   r.cluster = std::move(entities.cluster);

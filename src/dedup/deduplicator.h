@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -14,7 +15,8 @@
 namespace geoalign::dedup {
 
 struct DedupOptions {
-  float threshold = 0.5f;  // mean link two clusters need to merge
+  // Mean link two clusters need to merge; none: default_threshold(model, rule).
+  std::optional<float> threshold;
   MergeRule rule = MergeRule::ExactOrPartial;
   std::size_t neighbours = 20;  // candidates per address from each of the lexical and vector searches
   // Also score every pair (at most kMaxExhaustive addresses) to measure what blocking misses.
@@ -22,6 +24,12 @@ struct DedupOptions {
 };
 
 constexpr std::size_t kMaxExhaustive = 20000;
+
+// The threshold for a merge rule that the model's scoring head was trained to (its
+// trainer picks the link with the best pairwise F1 out of fold, below 0.5 when the trees
+// are more sure of their training pairs than of new ones), else 0.5: where the link
+// meets the label `score` gives.
+float default_threshold(const index::AddressModel& model, MergeRule rule);
 
 // Rows reduced to distinct addresses: rows whose normalized texts are equal are one
 // address, numbered in the order of their first row.
@@ -35,6 +43,7 @@ struct DistinctAddresses {
 DistinctAddresses distinct_addresses(const index::AddressModel& model, const std::vector<std::string>& rows);
 
 struct DedupResult : DistinctAddresses {
+  float threshold = 0.5f;  // the one clustering used
   std::vector<std::uint32_t> cluster;  // per distinct address: the cluster's smallest address number
   std::vector<std::int64_t> best_match;  // the address it links to most strongly, -1 if none
   std::vector<float> best_link;

@@ -13,6 +13,8 @@ MergeRule parse_merge_rule(std::string_view name) {
   throw Error("unknown merge rule \"" + std::string(name) + "\" (exact, partial)");
 }
 
+std::string_view merge_rule_name(MergeRule rule) { return rule == MergeRule::Exact ? "exact" : "partial"; }
+
 PairEvidence PairEvidence::of_both_orders(std::uint32_t a, std::uint32_t b, const MatchResult& ab, const MatchResult& ba) {
   PairEvidence e{a, b, static_cast<std::uint32_t>(ab.label_id), 0.5f * (ab.p_not_match + ba.p_not_match),
                  0.5f * (ab.p_partial_match + ba.p_partial_match), 0.5f * (ab.p_exact_match + ba.p_exact_match)};

@@ -14,6 +14,7 @@ using AddressPair = std::pair<std::uint32_t, std::uint32_t>;  // two distinct ad
 // partial_match (one place named at two granularities, as in the Shenzhen data).
 enum class MergeRule { Exact, ExactOrPartial };
 MergeRule parse_merge_rule(std::string_view name);  // "exact", "partial"
+std::string_view merge_rule_name(MergeRule rule);
 
 // A scored pair, kept compact: dedup keeps tens of millions of them.
 struct PairEvidence {

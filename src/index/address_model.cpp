@@ -43,6 +43,11 @@ AddressModel::AddressModel(model::ModelFolder folder, const std::filesystem::pat
   dim_ = embed(std::vector<std::string_view>{probe}).size();
 }
 
+std::optional<float> AddressModel::link_threshold(std::string_view rule) const {
+  const auto& head = rerank_ ? rerank_ : scorer_.folder().head;
+  return head ? head->link_threshold(rule) : std::nullopt;
+}
+
 std::string AddressModel::normalize(std::string_view raw) const { return scorer_.folder().normalizer.normalize(raw); }
 
 Address AddressModel::prepare(std::string_view normalized) const {

@@ -4,6 +4,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -61,6 +62,8 @@ class AddressModel {
   bool fast_pairs() const { return rerank_ != nullptr; }
   const std::vector<std::string>& labels() const { return scorer_.labels(); }
   std::string scorer_name() const { return rerank_ ? "rerank head" : "cross-encoder"; }
+  // The scoring head's link threshold for a merge rule, when its trainer chose one.
+  std::optional<float> link_threshold(std::string_view rule) const;
 
  private:
   AddressModel(model::ModelFolder folder, const std::filesystem::path& dir, bool use_rerank);

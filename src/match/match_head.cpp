@@ -21,11 +21,19 @@ std::unique_ptr<MatchHead> MatchHead::load(const std::filesystem::path& model_di
   const nlohmann::json j = GradientBoostedTrees::read_file(file, tree_parts);
   std::vector<std::string> names;
   std::string parser_dir, weights_file;
+  std::map<std::string, float, std::less<>> link_thresholds;
   try {
     if (j.at("format").get<std::string>() != kFormat) throw Error(where + ": format is not " + kFormat);
     names = j.at("features").get<std::vector<std::string>>();
     parser_dir = j.at("parser").get<std::string>();
     weights_file = j.at("term_weights").get<std::string>();
+    if (j.contains("link_thresholds")) {
+      for (const auto& [rule, value] : j.at("link_thresholds").items()) {
+        const auto t = value.get<float>();
+        if (!(t > 0.0f && t <= 1.0f)) throw Error(where + ": link_thresholds." + rule + " is not in (0, 1]");
+        link_thresholds.emplace(rule, t);
+      }
+    }
   } catch (const nlohmann::json::exception& e) {
     throw Error(where + ": " + e.what());
   }
@@ -52,7 +60,14 @@ std::unique_ptr<MatchHead> MatchHead::load(const std::filesystem::path& model_di
                 std::to_string(num_labels) + " labels");
   }
   auto comparer = PairComparer::load(model_dir / parser_dir, model_dir / weights_file);
-  return std::unique_ptr<MatchHead>(new MatchHead(std::move(comparer), std::move(trees), std::move(names), uses_encoder));
+  return std::unique_ptr<MatchHead>(
+      new MatchHead(std::move(comparer), std::move(trees), std::move(names), uses_encoder, std::move(link_thresholds)));
+}
+
+std::optional<float> MatchHead::link_threshold(std::string_view rule) const {
+  const auto it = link_thresholds_.find(rule);
+  if (it == link_thresholds_.end()) return std::nullopt;
+  return it->second;
 }
 
 void MatchHead::append_inputs(std::size_t k, std::span<const float> pair_features, std::span<const float> encoder_row,

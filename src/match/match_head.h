@@ -1,7 +1,10 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -46,13 +49,18 @@ class MatchHead {
   // What the trees read, as the file names it: the pair features, then encoder_p0,
   // encoder_p1, ... when uses_encoder().
   const std::vector<std::string>& input_names() const { return input_names_; }
+  // The link at which dedup should merge under a merge rule ("exact", "partial"), when the
+  // trainer chose one out of fold ("link_thresholds" in the file).
+  std::optional<float> link_threshold(std::string_view rule) const;
 
  private:
-  MatchHead(PairComparer comparer, GradientBoostedTrees trees, std::vector<std::string> input_names, bool uses_encoder)
+  MatchHead(PairComparer comparer, GradientBoostedTrees trees, std::vector<std::string> input_names, bool uses_encoder,
+            std::map<std::string, float, std::less<>> link_thresholds)
       : comparer_(std::move(comparer)),
         trees_(std::move(trees)),
         input_names_(std::move(input_names)),
-        uses_encoder_(uses_encoder) {}
+        uses_encoder_(uses_encoder),
+        link_thresholds_(std::move(link_thresholds)) {}
   // The encoder's columns per pair: its labels when the trees read them, else none.
   // Throws unless `encoder_probabilities` holds that many for each of n pairs.
   std::size_t encoder_width(std::size_t n, std::span<const float> encoder_probabilities) const;
@@ -64,6 +72,7 @@ class MatchHead {
   GradientBoostedTrees trees_;
   std::vector<std::string> input_names_;
   bool uses_encoder_;
+  std::map<std::string, float, std::less<>> link_thresholds_;
 };
 
 }  // namespace geoalign::match
