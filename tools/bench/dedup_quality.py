@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Dedup against direct pairwise decisions, on a labelled pairs file.
 
-    tools/bench/dedup_quality.py PAIRS.tsv [--model DIR] [--merge exact,partial]
+    tools/bench/dedup_quality.py PAIRS.tsv [--model DIR] [--merge exact,partial] [--split test]
 
 1. Direct: `geoalign score` on the labelled pairs; pairwise F1 where a pair is predicted
    one place when its label is exact_match (rule exact) or exact_match or partial_match
@@ -10,10 +10,14 @@
    with each merge rule: a labelled match is a true positive when both addresses land in one
    cluster (pairwise precision, recall, F1, and candidate recall).
 Labels: 2 = match, 0 = non-match, 1 ignored when the file has a 2 (CCKS); else 1 = match.
+--split keeps only the pairs of one split of tools/train/data.py (the heads train on the
+train split, so their figures on all pairs are partly on pairs they learnt): the figure
+to expect on pairs never seen.
 """
 import argparse, os, re, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools", "train"))
 
 
 def f1(tp, fp, fn):
@@ -29,14 +33,20 @@ def main():
     ap.add_argument("--geoalign", default=os.path.join(ROOT, "build", "release", "geoalign"))
     ap.add_argument("--merge", default="exact,partial")
     ap.add_argument("--extra", default="", help="more dedup options, space-separated")
+    ap.add_argument("--split", choices=["train", "dev", "test"])
     args = ap.parse_args()
     rows = [l.rstrip("\n").split("\t")[:3] for l in open(args.pairs, encoding="utf-8") if l.strip()]
+    if args.split:
+        import data
+        rows = [r for r in rows if data.split_of(r[0]) == args.split]
     three = any(r[2] == "2" for r in rows)
     gold = [True if r[2] == ("2" if three else "1") else False if r[2] == "0" else None for r in rows]
     with tempfile.TemporaryDirectory() as tmp:
-        pairs = os.path.join(tmp, "pairs.tsv")
+        pairs, labelled = os.path.join(tmp, "pairs.tsv"), os.path.join(tmp, "labelled.tsv")
         with open(pairs, "w", encoding="utf-8") as f:
             f.writelines(f"{a}\t{b}\n" for a, b, _ in rows)
+        with open(labelled, "w", encoding="utf-8") as f:
+            f.writelines(f"{a}\t{b}\t{y}\n" for a, b, y in rows)
         scored = subprocess.run([args.geoalign, "score", "--model", args.model, pairs], capture_output=True, text=True,
                                 check=True).stdout.splitlines()[1:]
         labels = [line.split("\t")[2] for line in scored]
@@ -52,7 +62,7 @@ def main():
             f.writelines(f"{t}\n" for t in seen)
         for rule in args.merge.split(","):
             err = subprocess.run([args.geoalign, "dedup", "--model", args.model, "--input", pool, "--out",
-                                  os.path.join(tmp, "clusters.tsv"), "--merge", rule, "--eval", args.pairs]
+                                  os.path.join(tmp, "clusters.tsv"), "--merge", rule, "--eval", labelled]
                                  + args.extra.split(), capture_output=True, text=True, check=True).stderr
             summary = [l for l in err.replace("\r", "\n").splitlines() if l.startswith("geoalign dedup:")]
             print(f"dedup, rule {rule}: " + " | ".join(re.sub(r"^geoalign dedup: (against \S+: )?", "", l) for l in summary))
