@@ -37,7 +37,10 @@ skips step 0, writes MODEL/rerank_head.json, checks it through `geoalign score -
 rerank`, and keeps its own section of TRAINING.txt. It learns every pair (CCKS, Shenzhen,
 region) in both orders, (a, b) and (b, a): dedup scores each pair both ways and averages,
 and a head trained only on (query, candidate) read the swapped CCKS pairs at 0.626 macro-F1
-against 0.699 (5-fold CV). --cv reports the file's order, the swapped one and their mean.
+against 0.699 (5-fold CV). --cv reports the file's order, the swapped one and their mean,
+and writes into the head dedup's default threshold for the merge rule exact: the link at
+which pairwise F1 over the CCKS pairs is best out of fold, both orders averaged (without
+--cv the head has none, and dedup merges at 0.5).
 Needs python3-sklearn (tools/train/setup.sh) and ../shared/data.
 """
 import argparse
