@@ -607,6 +607,14 @@ TEST(MatchHead, ReadsTheLinkThresholdsItWasTrainedTo) {
     EXPECT_TRUE(error.find("link_thresholds.exact") != std::string::npos || error.find("type") != std::string::npos)
         << error;
   }
+  file["link_thresholds"] = {{"exakt", 0.3}};
+  write_file(dir / MatchHead::kRerankFileName, file.dump());
+  EXPECT_NE(thrown_by([&] { MatchHead::load(dir.path(), 3, MatchHead::kRerankFileName); }).find("unknown merge rule \"exakt\""),
+            std::string::npos);
+  file["link_thresholds"] = nlohmann::json::array({0.3});
+  write_file(dir / MatchHead::kRerankFileName, file.dump());
+  EXPECT_NE(thrown_by([&] { MatchHead::load(dir.path(), 3, MatchHead::kRerankFileName); }).find("is not an object"),
+            std::string::npos);
 }
 
 // All of the encoder's probabilities in order after the pair features, or none of them.

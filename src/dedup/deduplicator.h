@@ -26,9 +26,9 @@ struct DedupOptions {
 constexpr std::size_t kMaxExhaustive = 20000;
 
 // The threshold for a merge rule that the model's scoring head was trained to (its
-// trainer picks the link with the best pairwise F1 out of fold, below 0.5 when the trees
-// are more sure of their training pairs than of new ones), else 0.5: where the link
-// meets the label `score` gives.
+// trainer picks the link with the best pairwise F1 out of fold: often below 0.5, as trees
+// are surer of their training pairs than of new ones), else 0.5: where the link meets
+// the label `score` gives.
 float default_threshold(const index::AddressModel& model, MergeRule rule);
 
 // Rows reduced to distinct addresses: rows whose normalized texts are equal are one

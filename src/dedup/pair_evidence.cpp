@@ -31,8 +31,8 @@ PairEvidence PairEvidence::of_both_orders(std::uint32_t a, std::uint32_t b, cons
 
 float link_of(const PairEvidence& m, MergeRule rule) {
   // How the merging class fares against its strongest rival: at 0.5 exactly where the
-  // scorer's label changes, so a pair links at the default threshold when `score` would
-  // label it a match (the head's class offsets are in its probabilities).
+  // scorer's label changes, so at threshold 0.5 a pair links when `score` would label it
+  // a match (the head's class offsets are in its probabilities).
   const float merging = rule == MergeRule::Exact ? m.p_exact_match : std::max(m.p_exact_match, m.p_partial_match);
   const float rival = rule == MergeRule::Exact ? std::max(m.p_not_match, m.p_partial_match) : m.p_not_match;
   return merging + rival > 0 ? merging / (merging + rival) : 0.0f;

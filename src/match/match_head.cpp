@@ -28,7 +28,12 @@ std::unique_ptr<MatchHead> MatchHead::load(const std::filesystem::path& model_di
     parser_dir = j.at("parser").get<std::string>();
     weights_file = j.at("term_weights").get<std::string>();
     if (j.contains("link_thresholds")) {
-      for (const auto& [rule, value] : j.at("link_thresholds").items()) {
+      const auto& given = j.at("link_thresholds");
+      if (!given.is_object()) throw Error(where + ": link_thresholds is not an object of merge rule: threshold");
+      for (const auto& [rule, value] : given.items()) {
+        if (rule != "exact" && rule != "partial") {
+          throw Error(where + ": link_thresholds names an unknown merge rule \"" + rule + "\" (exact, partial)");
+        }
         const auto t = value.get<float>();
         if (!(t > 0.0f && t <= 1.0f)) throw Error(where + ": link_thresholds." + rule + " is not in (0, 1]");
         link_thresholds.emplace(rule, t);

@@ -115,6 +115,8 @@ class SamePlacePairs(NamedTuple):
         favour (with both orders, their mean over the pair's two copies); 0 for the others."""
         if both_orders:
             half = len(self.y) // 2
+            if len(self.y) != 2 * half or not np.array_equal(self.y[:half], self.y[half:]):
+                sys.exit("same-place pairs in both orders must be built with SamePlacePairs.in_both_orders")
             mean = (probabilities[:half] + probabilities[half:]) / 2
             probabilities = np.vstack([mean, mean])
         return np.where(self.y == 0, 0, np.where(probabilities[:, 2] > probabilities[:, 1], 2, 1))
