@@ -186,11 +186,11 @@ def fit_head(new_model, X, y, extra, X_swapped=None):
 LINK_THRESHOLDS = np.round(np.arange(0.2, 0.701, 0.05), 2)
 
 
-def pair_link(probabilities, rule):
-    """dedup's link (src/dedup/pair_evidence.cpp): the merging class against its strongest rival."""
+def exact_link(probabilities):
+    """dedup's link for the merge rule exact (src/dedup/pair_evidence.cpp): exact_match
+    against the stronger of the other two classes."""
     n, p, e = probabilities.T
-    merging, rival = (e, np.maximum(n, p)) if rule == "exact" else (np.maximum(e, p), n)
-    return merging / np.maximum(merging + rival, 1e-30)
+    return e / np.maximum(e + np.maximum(n, p), 1e-30)
 
 
 def pairwise_f1(y, linked):
@@ -210,17 +210,14 @@ def link_thresholds(y, oof, oof_swapped, offsets):
     def shipped(log_probs):
         p = np.exp(log_probs + offsets)
         return p / p.sum(1, keepdims=True)
-    mean = (shipped(oof) + shipped(oof_swapped)) / 2
-    chosen, lines = {}, []
-    for rule in ("exact",):
-        link = pair_link(mean, rule)
-        f1s = {float(t): pairwise_f1(y, link >= t) for t in LINK_THRESHOLDS}
-        chosen[rule] = max(f1s, key=lambda t: (round(f1s[t], 4), -abs(t - 0.5)))
-        lines.append(f"  dedup's pairwise F1 out of fold, mean of both orders, merge rule {rule}, by link threshold: "
-                     + ", ".join(f"{t:.2f} {f:.4f}" for t, f in f1s.items()) + f"; chosen {chosen[rule]:.2f}\n")
+    link = exact_link((shipped(oof) + shipped(oof_swapped)) / 2)
+    f1s = {float(t): pairwise_f1(y, link >= t) for t in LINK_THRESHOLDS}
+    chosen = max(f1s, key=lambda t: (round(f1s[t], 4), -abs(t - 0.5)))
     direct = pairwise_f1(y, (oof + offsets).argmax(1) == 2)
-    lines.append(f"  the same measure for score's own label (exact_match), file order, out of fold: {direct:.4f}\n")
-    return chosen, "".join(lines)
+    report = ("  dedup's pairwise F1 out of fold, mean of both orders, merge rule exact, by link threshold: "
+              + ", ".join(f"{t:.2f} {f:.4f}" for t, f in f1s.items()) + f"; chosen {chosen:.2f}\n"
+              f"  the same measure for score's own label (exact_match), file order, out of fold: {direct:.4f}\n")
+    return {"exact": chosen}, report
 
 
 def cross_validated(new_model, X, X_swapped, y, groups, extra, both_orders, offsets):
