@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Compares two `geoalign score`-format TSVs row by row (e.g. geoalign vs the PyTorch
-reference): the largest probability difference and label agreement.
+reference, or a GPU run vs the CPU's fp32): the largest probability difference, the
+relative L2 difference of all probabilities (||a - b|| / ||b||, b the reference), and
+label agreement.
 
-    python3 tools/reference/compare_scores.py a.tsv b.tsv [--tolerance 1e-3]
+    python3 tools/reference/compare_scores.py a.tsv b.tsv [--tolerance 1e-3] [--min-agreement 0.995]
 
-Exits 1 if a row is missing, the pairs differ, or a probability differs by more than
-the tolerance.
+Exits 1 if a row is missing, the pairs differ, a probability differs by more than the
+tolerance, or fewer labels than --min-agreement (a share) agree.
 """
 import argparse
+import math
 import sys
 
 
@@ -22,18 +25,27 @@ def main():
     ap.add_argument("a")
     ap.add_argument("b")
     ap.add_argument("--tolerance", type=float, default=1e-3)
+    ap.add_argument("--min-agreement", type=float, default=0.0, help="share of rows whose labels must agree")
     args = ap.parse_args()
     a, b = rows(args.a), rows(args.b)
     if len(a) != len(b):
         sys.exit(f"row counts differ: {len(a)} vs {len(b)}")
-    worst, agree = 0.0, 0
+    if not a:
+        sys.exit("no rows to compare")
+    worst, agree, diff2, ref2 = 0.0, 0, 0.0, 0.0
     for i, (x, y) in enumerate(zip(a, b)):
         if x[:2] != y[:2]:
             sys.exit(f"row {i + 1}: different pairs")
-        worst = max(worst, max(abs(float(p) - float(q)) for p, q in zip(x[3:7], y[3:7])))
+        p, q = [float(v) for v in x[3:7]], [float(v) for v in y[3:7]]
+        if any(math.isnan(v) for v in p + q):
+            sys.exit(f"row {i + 1}: NaN")
+        worst = max(worst, max(abs(u - v) for u, v in zip(p, q)))
+        diff2 += sum((u - v) ** 2 for u, v in zip(p, q))
+        ref2 += sum(v * v for v in q)
         agree += x[2] == y[2]
-    print(f"{len(a)} rows, max |prob diff| {worst:.2e}, labels agree {agree}/{len(a)}")
-    sys.exit(0 if worst <= args.tolerance else 1)
+    print(f"{len(a)} rows, max |prob diff| {worst:.2e}, relative L2 {math.sqrt(diff2 / ref2):.2e}, "
+          f"labels agree {agree}/{len(a)} ({agree / len(a):.4f})")
+    sys.exit(0 if worst <= args.tolerance and agree >= args.min_agreement * len(a) else 1)
 
 
 if __name__ == "__main__":
