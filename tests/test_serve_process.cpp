@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "support/gpu.h"
 #include "support/raw_client.h"
 #include "support/serve_process.h"
 
@@ -37,6 +38,19 @@ TEST(ServeProcess, QueueSmallerThanABatchIsRefusedAtStart) {
   ASSERT_TRUE(status.has_value()) << "still running:\n" << server.log();
   EXPECT_EQ(*status, 2);
   EXPECT_NE(server.log().find("--max-queue"), std::string::npos) << server.log();
+}
+
+// A server asked for a GPU it cannot use stops before listening, saying why; it never
+// serves from the CPU instead.
+TEST(ServeProcess, AGpuThatCannotBeUsedStopsItAtStart) {
+  const std::string why = gpu_refusal();
+  if (why.empty()) GTEST_SKIP() << "this machine has a usable GPU";
+  ServeProcess server(with_model({"--device", "cuda"}));
+  const auto status = server.wait_exit(20s);
+  ASSERT_TRUE(status.has_value()) << "still running:\n" << server.log();
+  EXPECT_EQ(*status, 1);
+  EXPECT_NE(server.log().find(why), std::string::npos) << server.log();
+  EXPECT_EQ(server.log().find("listening"), std::string::npos) << server.log();
 }
 
 // One failed accept (EMFILE) used to stop accepting for good. With 64 descriptors, 100

@@ -45,15 +45,20 @@ class Matcher:
             fp32's accuracy on this CPU).
         threads: CPU threads; 0: ``OMP_NUM_THREADS`` or one per core. This holds for the
             whole process, as :func:`geoalign.set_threads`.
+        device: where the encoder runs: ``"cpu"``, or ``"cuda"`` (``"cuda:0"``) for the GPU in
+            a build with the CUDA backend (the Python package is built without it so far). A
+            GPU that cannot be used is an error, never a fall-back to the CPU.
 
     Raises:
-        GeoalignError: the folder is missing, incomplete or not a model; or an unknown precision.
+        GeoalignError: the folder is missing, incomplete or not a model; an unknown precision
+            or device; or a GPU that cannot be used.
     """
 
-    def __init__(self, model: str | Path | None = None, precision: str = "auto", threads: int = 0) -> None:
+    def __init__(self, model: str | Path | None = None, precision: str = "auto", threads: int = 0,
+                 device: str = "cpu") -> None:
         if threads < 0:
             raise ValueError(f"threads must be 0 (one per core) or more, not {threads}")
-        self._matcher = _geoalign.Matcher(model_dir(model), precision, threads)
+        self._matcher = _geoalign.Matcher(model_dir(model), precision, threads, device)
 
     @property
     def labels(self) -> list[str]:

@@ -81,12 +81,13 @@ py::array_t<float> to_matrix(const std::vector<std::vector<float>>& rows, std::s
 void bind_matcher(py::module_& m) {
   m.attr("DEFAULT_BATCH_SIZE") = kDefaultBatchSize;
   py::class_<Matcher>(m, "Matcher")
-      .def(py::init([](const std::string& model_dir, const std::string& precision, int threads) {
-             const MatcherOptions options{parse_precision(precision), threads};
+      .def(py::init([](const std::string& model_dir, const std::string& precision, int threads,
+                       const std::string& device) {
+             const MatcherOptions options{parse_precision(precision), threads, device};
              py::gil_scoped_release release;
              return Matcher::load(model_dir, options);
            }),
-           py::arg("model_dir"), py::arg("precision"), py::arg("threads"))
+           py::arg("model_dir"), py::arg("precision"), py::arg("threads"), py::arg("device"))
       .def(
           "score",
           [](const Matcher& matcher, py::handle pairs, std::size_t batch_size) {

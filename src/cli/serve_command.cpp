@@ -6,9 +6,12 @@
 #include <future>
 #include <thread>
 
+#include "backend/device.h"
+#include "backend/memory.h"
 #include "backend/threads.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/pair_scoring.h"
 #include "model/model_folder.h"
 #include "model/precision.h"
 #include "serve/http_server.h"
@@ -75,7 +78,8 @@ int run_serve(int argc, char** argv, int first) {
              {"cache-size", true, "pair results kept in an LRU cache (0 = off)", "0"},
              {"threads", true, "model threads, 0 = one per core", "0"},
              {"search-threads", true, "threads for search's lookup and rerank and for explanations, 0 = one per core", "0"},
-             {"precision", true, "fp32, int8, bf16 or auto (the fastest that keeps fp32 accuracy on this CPU)", "auto"}},
+             {"precision", true, "fp32, int8, bf16 or auto (the fastest that keeps fp32 accuracy on this device)", "auto"},
+             kDeviceOption},
             "");
   args.parse(argc, argv, first);
   if (args.flag("help")) {
@@ -114,7 +118,10 @@ int run_serve(int argc, char** argv, int first) {
 
   raise_open_file_limit();
   const Precision precision = parse_precision(args.value("precision"));
-  const runtime::PairScorer scorer(model::ModelFolder::load(args.value("model"), model::resolve_precision(precision)));
+  const Device device = parse_device(args.value("device"));
+  require_device(device);  // before listening: a server that cannot use its GPU must not start
+  const runtime::PairScorer scorer(
+      model::ModelFolder::load(args.value("model"), model::resolve_precision(precision, device), device));
   scorer.require_classifier();
   std::unique_ptr<serve::SearchKind> search;
   if (!args.value("index").empty()) search = serve::SearchKind::open(args.value("index"), args.value("model"), precision);

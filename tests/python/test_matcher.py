@@ -112,6 +112,15 @@ def test_engine_errors_are_geoalign_errors(tmp_path):
         geoalign.Matcher(tmp_path / "missing")
     with pytest.raises(geoalign.GeoalignError, match="unknown precision"):
         geoalign.Matcher(precision="fp16")
+    with pytest.raises(geoalign.GeoalignError, match="unknown device"):
+        geoalign.Matcher(device="gpu")
+
+
+def test_a_gpu_that_cannot_be_used_is_an_error_not_a_fall_back():
+    # The Python package is built without the CUDA backend; a build with it on a machine
+    # without a usable GPU refuses the same way, saying why.
+    with pytest.raises(geoalign.GeoalignError, match="CUDA"):
+        geoalign.Matcher(device="cuda")
 
 
 def test_embed_shape_and_inputs(matcher):
