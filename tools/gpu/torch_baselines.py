@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""The runtimes MGeo deployments reach for, on the same model folder and pairs as
+geoalign's GPU bench: PyTorch eager in bf16 and fp16 (scaled_dot_product_attention where
+this PyTorch has it), and ONNX Runtime's CUDA provider where it is installed with one.
+
+    python3 tools/gpu/torch_baselines.py --model DIR [--pairs examples/bench_pairs.tsv]
+        [--batch-sizes 1,8,64,256,1024] [--seconds 1] [--device cuda] [--json OUT.jsonl]
+
+Pairs are tokenized once beforehand (tools/reference's tokenizer, as geoalign's bench
+also leaves tokenization out) and run in padded batches, as Hugging Face runs them. Each
+point is the median batch time over at least --seconds of runs after three warm-ups,
+timed with CUDA events on a GPU. Beside each dtype's speed: how many labels agree with
+this same model in fp32, and the relative L2 difference of the probabilities. With
+--device cpu it runs on the CPU (a smoke test of the script, not a figure).
+"""
+import argparse
+import json
+import math
+import os
+import statistics
+import sys
+import time
+import types
+
+import torch
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tools", "reference"))
+sys.path.insert(0, os.path.join(ROOT, "tools", "train"))
+import safetensors_io  # noqa: E402
+from bert_model import Bert  # noqa: E402
+from bert_reference import BertReference  # noqa: E402
+
+DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
+
+
+def read_pairs(path):
+    pairs = []
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f):
+            parts = line.rstrip("\n").split("\t")
+            if n == 0 and parts[:2] == ["addr1", "addr2"]:
+                continue
+            if len(parts) >= 2 and parts[0].strip() and parts[1].strip():
+                pairs.append((parts[0], parts[1]))
+    if not pairs:
+        sys.exit(f"{path}: no pairs")
+    return pairs
+
+
+def sdpa_forward(layer, x, additive_mask):
+    """bert_model.Layer's forward (inference) with the fused attention of PyTorch 2."""
+    n, length, h = x.shape
+    d = h // layer.heads
+
+    def split(t):
+        return t.view(n, length, layer.heads, d).transpose(1, 2)
+
+    ctx = F.scaled_dot_product_attention(split(layer.query(x)), split(layer.key(x)), split(layer.value(x)),
+                                         attn_mask=additive_mask)
+    x = layer.attn_norm(x + layer.attn_out(ctx.transpose(1, 2).reshape(n, length, h)))
+    return layer.out_norm(x + layer.out(F.gelu(layer.inter(x))))
+
+
+def load_model(folder):
+    """The folder's classifier as a torch module (Hugging Face names, dropout off)."""
+    c = json.load(open(os.path.join(folder, "config.json"), encoding="utf-8"))
+    if c.get("hidden_act", "gelu") != "gelu":
+        sys.exit(f"{folder}: hidden_act {c['hidden_act']!r}; this baseline runs BERT's erf GELU only")
+    labels = len(c.get("id2label") or {}) or c.get("num_labels", 2)
+    model = Bert(c["vocab_size"], h=c["hidden_size"], layers=c["num_hidden_layers"], heads=c["num_attention_heads"],
+                 inner=c["intermediate_size"], max_pos=c["max_position_embeddings"], labels=labels, dropout=0.0)
+    weights = safetensors_io.load(os.path.join(folder, "model.safetensors"))
+    if "embeddings.word_embeddings.weight" in weights:  # saved without the "bert." prefix
+        weights = {("bert." + k if not k.startswith("classifier.") else k): v for k, v in weights.items()}
+    model.load_hf(weights)
+    sdpa = hasattr(F, "scaled_dot_product_attention")
+    if sdpa:
+        for layer in model.layers:
+            layer.forward = types.MethodType(sdpa_forward, layer)
+    return model.eval(), sdpa
+
+
+def padded(encoded, device):
+    length = max(len(ids) for ids, _ in encoded)
+    ids = torch.zeros(len(encoded), length, dtype=torch.long)
+    kinds = torch.zeros(len(encoded), length, dtype=torch.long)
+    mask = torch.zeros(len(encoded), length)
+    for i, (a, t) in enumerate(encoded):
+        ids[i, :len(a)], kinds[i, :len(t)], mask[i, :len(a)] = torch.tensor(a), torch.tensor(t), 1
+    return ids.to(device), kinds.to(device), mask.to(device)
+
+
+def batches(encoded, size, device, count):
+    """count padded batches of `size` pairs, cycling through the pairs."""
+    out = []
+    for b in range(count):
+        start = (b * size) % len(encoded)
+        out.append(padded([encoded[(start + k) % len(encoded)] for k in range(size)], device))
+    return out
+
+
+def median_batch_ms(model, inputs, seconds, device):
+    def run(batch):
+        return model.classify(*batch)
+
+    for batch in inputs[:3]:
+        run(batch)
+    times = []
+    spent = 0.0
+    while spent < seconds * 1000 or len(times) < 5:
+        batch = inputs[len(times) % len(inputs)]
+        if device.type == "cuda":
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            run(batch)
+            end.record()
+            end.synchronize()
+            ms = start.elapsed_time(end)
+        else:
+            t = time.perf_counter()
+            run(batch)
+            ms = 1000 * (time.perf_counter() - t)
+        times.append(ms)
+        spent += ms
+    return statistics.median(times)
+
+
+def probabilities(model, encoded, device, size=256):
+    out = []
+    for i in range(0, len(encoded), size):
+        out.append(model.classify(*padded(encoded[i:i + size], device)).float().softmax(-1).cpu())
+    return torch.cat(out)
+
+
+def agreement(p, reference):
+    labels = (p.argmax(1) == reference.argmax(1)).float().mean().item()
+    return labels, (torch.linalg.norm(p - reference) / torch.linalg.norm(reference)).item()
+
+
+def onnx_runtime_rows(model, encoded, sizes, seconds, workdir):
+    """ONNX Runtime with its CUDA provider, fp32 model export; [] with the reason when it cannot run."""
+    try:
+        import onnxruntime as ort
+    except ImportError as e:
+        return [], f"onnxruntime is not installed ({e})"
+    if "CUDAExecutionProvider" not in ort.get_available_providers():
+        return [], f"onnxruntime {ort.__version__} has no CUDA provider here ({ort.get_available_providers()})"
+    path = os.path.join(workdir, "model.onnx")
+    sample = padded(encoded[:2], "cuda")
+    try:
+        torch.onnx.export(model, sample, path, input_names=["input_ids", "token_type_ids", "attention_mask"],
+                          output_names=["logits"], opset_version=17,
+                          dynamic_axes={n: {0: "batch", 1: "length"} for n in
+                                        ("input_ids", "token_type_ids", "attention_mask")})
+    except Exception as e:  # the exporter differs between PyTorch versions: report, do not stop the check
+        return [], f"torch.onnx.export failed: {type(e).__name__}: {e}"
+    session = ort.InferenceSession(path, providers=["CUDAExecutionProvider"])
+    rows = []
+    for size in sizes:
+        feeds = []
+        for ids, kinds, mask in batches(encoded, size, "cpu", 4):
+            feeds.append({"input_ids": ids.numpy(), "token_type_ids": kinds.numpy(), "attention_mask": mask.numpy()})
+        for feed in feeds[:3]:
+            session.run(None, feed)
+        times, spent = [], 0.0
+        while spent < seconds * 1000 or len(times) < 5:
+            t = time.perf_counter()
+            session.run(None, feeds[len(times) % len(feeds)])
+            times.append(1000 * (time.perf_counter() - t))
+            spent += times[-1]
+        ms = statistics.median(times)
+        rows.append({"runtime": "onnxruntime cuda fp32 (host inputs)", "batch": size, "batch_ms": ms,
+                     "pairs_per_s": size / ms * 1000})
+    return rows, ""
+
+
+class Forward(torch.nn.Module):
+    """model.classify as forward, for the ONNX exporter."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, ids, kinds, mask):
+        return self.model.classify(ids, kinds, mask)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--pairs", default=os.path.join(ROOT, "examples", "bench_pairs.tsv"))
+    ap.add_argument("--batch-sizes", default="1,2,4,8,16,32,64,128,256,512,1024")
+    ap.add_argument("--dtypes", default="bf16,fp16")
+    ap.add_argument("--seconds", type=float, default=1.0)
+    ap.add_argument("--device", default="cuda")
+    ap.add_argument("--json", help="append one JSON line per measured point to this file")
+    args = ap.parse_args()
+    device = torch.device(args.device)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        sys.exit("no CUDA device visible to PyTorch")
+    sizes = [int(s) for s in args.batch_sizes.split(",")]
+    dtypes = args.dtypes.split(",")
+    unknown = [d for d in dtypes if d not in DTYPES]
+    if unknown:
+        sys.exit(f"--dtypes: unknown {unknown}; known {sorted(DTYPES)}")
+
+    ref = BertReference(args.model)
+    pairs = read_pairs(args.pairs)
+    encoded = [ref.tokenizer.encode_pair(ref._normalize(a), ref._normalize(b), ref.max_length) for a, b in pairs]
+    tokens = sum(len(ids) for ids, _ in encoded) / len(encoded)
+    model, sdpa = load_model(args.model)
+    model.to(device)
+    rows = []
+    with torch.inference_mode():
+        reference = probabilities(model, encoded, device)
+        for name in dtypes:
+            model.to(DTYPES[name])
+            labels, rel = agreement(probabilities(model, encoded, device), reference)
+            for size in sizes:
+                ms = median_batch_ms(model, batches(encoded, size, device, 8), args.seconds, device)
+                rows.append({"runtime": f"pytorch {torch.__version__} eager {name}" + (" sdpa" if sdpa else ""),
+                             "batch": size, "batch_ms": ms, "pairs_per_s": size / ms * 1000,
+                             "labels_agree_with_fp32": labels, "relative_l2_vs_fp32": rel})
+                print(json.dumps(rows[-1]), flush=True)
+            model.float()
+        ort_note = "not measured on the CPU"
+        if device.type == "cuda":
+            import tempfile
+            with tempfile.TemporaryDirectory() as workdir:
+                ort_rows, ort_note = onnx_runtime_rows(Forward(model), encoded, sizes, args.seconds, workdir)
+            rows += ort_rows
+            for row in ort_rows:
+                print(json.dumps(row), flush=True)
+    if args.json:
+        with open(args.json, "a", encoding="utf-8") as f:
+            for row in rows:
+                f.write(json.dumps({"model": args.model, "device": str(device), **row}) + "\n")
+
+    print(f"\n{args.model}: {ref.layers} layers x {ref.hidden}, {len(pairs)} pairs of {tokens:.1f} tokens on average, "
+          f"{device}" + (f" ({torch.cuda.get_device_name(device)})" if device.type == "cuda" else ""))
+    print(f"{'runtime':46} {'batch':>6} {'ms/batch':>9} {'pairs/s':>10} {'labels = fp32':>14}")
+    for r in rows:
+        agree = r.get("labels_agree_with_fp32")
+        print(f"{r['runtime']:46} {r['batch']:6d} {r['batch_ms']:9.3f} {r['pairs_per_s']:10.0f} "
+              f"{'' if agree is None else f'{agree:.4f}':>14}")
+    if ort_note:
+        print(f"onnx runtime: {ort_note}")
+    if any(not math.isfinite(r["batch_ms"]) for r in rows):
+        sys.exit("a timing was not finite")
+
+
+if __name__ == "__main__":
+    main()
