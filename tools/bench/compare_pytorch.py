@@ -26,18 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools", "reference"))
 from bert_reference import BertReference  # noqa: E402
-
-
-def read_pairs(path):
-    pairs = []
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f):
-            parts = line.rstrip("\n").split("\t")
-            if n == 0 and parts[:2] == ["addr1", "addr2"]:
-                continue
-            if len(parts) >= 2 and parts[0].strip() and parts[1].strip():
-                pairs.append((parts[0], parts[1]))
-    return pairs
+from pair_file import read_pairs  # noqa: E402
 
 
 def torch_rates(ref, encoded, bf16, seconds):

@@ -30,24 +30,11 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools", "reference"))
 sys.path.insert(0, os.path.join(ROOT, "tools", "train"))
 import safetensors_io  # noqa: E402
-from bert_model import Bert  # noqa: E402
+from bert_model import Bert, pad_batch  # noqa: E402
 from bert_reference import BertReference  # noqa: E402
+from pair_file import read_pairs  # noqa: E402
 
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
-
-
-def read_pairs(path):
-    pairs = []
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f):
-            parts = line.rstrip("\n").split("\t")
-            if n == 0 and parts[:2] == ["addr1", "addr2"]:
-                continue
-            if len(parts) >= 2 and parts[0].strip() and parts[1].strip():
-                pairs.append((parts[0], parts[1]))
-    if not pairs:
-        sys.exit(f"{path}: no pairs")
-    return pairs
 
 
 def sdpa_forward(layer, x, additive_mask):
@@ -84,13 +71,7 @@ def load_model(folder):
 
 
 def padded(encoded, device):
-    length = max(len(ids) for ids, _ in encoded)
-    ids = torch.zeros(len(encoded), length, dtype=torch.long)
-    kinds = torch.zeros(len(encoded), length, dtype=torch.long)
-    mask = torch.zeros(len(encoded), length)
-    for i, (a, t) in enumerate(encoded):
-        ids[i, :len(a)], kinds[i, :len(t)], mask[i, :len(a)] = torch.tensor(a), torch.tensor(t), 1
-    return ids.to(device), kinds.to(device), mask.to(device)
+    return tuple(t.to(device) for t in pad_batch(encoded))
 
 
 def batches(encoded, size, device, count):

@@ -95,3 +95,15 @@ class Bert(nn.Module):
         with torch.no_grad():
             for name, param in self.hf_parameters().items():
                 param.copy_(weights[name].float())
+
+
+def pad_batch(encoded):
+    """(ids, token types) per input, as the tokenizer gives them, to the padded (ids, types,
+    attention mask) tensors that Bert takes."""
+    length = max(len(ids) for ids, _ in encoded)
+    ids = torch.zeros(len(encoded), length, dtype=torch.long)
+    types = torch.zeros(len(encoded), length, dtype=torch.long)
+    mask = torch.zeros(len(encoded), length)
+    for i, (a, t) in enumerate(encoded):
+        ids[i, :len(a)], types[i, :len(t)], mask[i, :len(a)] = torch.tensor(a), torch.tensor(t), 1
+    return ids, types, mask

@@ -34,7 +34,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "tools", "reference"))
 import data  # noqa: E402
 import safetensors_io  # noqa: E402
-from bert_model import Bert  # noqa: E402
+from bert_model import Bert, pad_batch  # noqa: E402
 from bert_tokenizer import BertTokenizer  # noqa: E402
 from gazetteer import Gazetteer  # noqa: E402
 from synth import synthetic_addresses, synthetic_pairs  # noqa: E402
@@ -72,16 +72,6 @@ def autocast():
     """bf16 autocast pays only on CPUs with native bf16 (AMX, AVX512-BF16); elsewhere
     PyTorch falls back to scalar code that is slower than fp32."""
     return torch.autocast("cpu", dtype=torch.bfloat16, enabled=USE_BF16)
-
-
-def pad_batch(encoded):
-    length = max(len(ids) for ids, _ in encoded)
-    ids = torch.zeros(len(encoded), length, dtype=torch.long)
-    types = torch.zeros(len(encoded), length, dtype=torch.long)
-    mask = torch.zeros(len(encoded), length)
-    for i, (a, t) in enumerate(encoded):
-        ids[i, :len(a)], types[i, :len(t)], mask[i, :len(a)] = torch.tensor(a), torch.tensor(t), 1
-    return ids, types, mask
 
 
 def mask_tokens(ids, mask, vocab_size, rng_gen, special_max=4):
