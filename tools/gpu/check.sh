@@ -5,16 +5,18 @@
 #  2. parity on real-length pairs (examples/bench_pairs.tsv): `geoalign score` on the GPU in
 #     fp32 and bf16 against the CPU's fp32, for the shipped model's encoder, the whole
 #     shipped model (match head on top) and a BERT-base-shaped folder with random weights:
-#     relative L2 of the probabilities and label agreement (bf16 must keep >= 99.5%);
+#     relative L2 of the probabilities and label agreement (the shipped model in bf16 must
+#     keep >= 99.5% of labels; the random folder is only reported);
 #  3. `geoalign bench --device cuda` over batch sizes 1 ... 1024, fp32 and bf16, both shapes;
 #  4. PyTorch eager bf16 and fp16 (SDPA) and ONNX Runtime's CUDA provider on the same
 #     folders and pairs (tools/gpu/torch_baselines.py);
 # then one table (tools/gpu/summarize.py). It runs the bundle tools/gpu/bundle.sh made here;
 # without one it builds the device tests there (which needs the build dependencies) and
-# runs stage 1 alone. Exits non-zero if any stage fails, and on a CUDA case that skips:
-# on a GPU machine that means the device probe failed.
+# runs stage 1 alone. Exits non-zero if any stage fails (the others still run), and on a
+# CUDA case that skips: on a GPU machine that means the device probe failed.
 #
-#   tools/gpu/check.sh          results (logs, JSON, the table) go to $OUT or gpu-check/
+#   tools/gpu/check.sh     $OUT (or gpu-check/) gets table.txt, parity.txt and raw.tar.gz
+#                          (every log and JSON): the device tool brings back 8 files at most
 #
 # A rehearsal here, with no GPU, runs every stage on the CPU instead, so that the script is
 # known to work before the GPU's few minutes are spent on it:
@@ -23,16 +25,19 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-gpu-check}
 mkdir -p "$out"
+raw=$(mktemp -d)
+work=$(mktemp -d)
 failed=()
 python=${PYTHON:-python3}  # there: the image's python3, which has PyTorch
 device=${CHECK_DEVICE:-cuda}
 sizes=${CHECK_BATCH_SIZES:-1,2,4,8,16,32,64,128,256,512,1024}
 pairs=${CHECK_PAIRS:-examples/bench_pairs.tsv}
+limit=${CHECK_TIMEOUT:-240}  # seconds for any one command: a hang must not eat the device time
 dtypes=bf16,fp16
 if [ "$device" = cpu ]; then
   dtypes=bf16  # PyTorch has no fp16 layer norm on the CPU
 else
-  nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv | tee "$out/gpu.csv" || exit 1
+  nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv | tee "$raw/gpu.csv" || exit 1
   # A CUDA 13 build (the runtime is linked in) needs a driver for CUDA 13 or later: 580+.
   driver_cuda=$(nvidia-smi | sed -n 's/.*CUDA Version: *\([0-9]*\).*/\1/p' | head -1)
   if [ -n "$driver_cuda" ] && [ "$driver_cuda" -lt 13 ]; then
@@ -41,112 +46,126 @@ else
   fi
 fi
 
+finish() {  # the results that come back, then the verdict
+  cp "$raw/table.txt" "$raw/parity.txt" "$out/" 2>/dev/null
+  tar -C "$raw" -czf "$out/raw.tar.gz" .
+  rm -rf "$work" "$raw" "${bundle:-}"
+  if [ ${#failed[@]} -ne 0 ]; then
+    printf 'failed: %s\n' "${failed[@]}" >&2
+    exit 1
+  fi
+  echo "GPU check passed${1:-}"
+  exit 0
+}
+
+# geoalign's own libraries go to its two binaries alone (native), never to Python: PyTorch
+# must load its own libstdc++ and CUDA libraries.
+native_ld=${LD_LIBRARY_PATH:-}
 bundle=""
 if [ -f gpu-bundle/bundle.tar.xz ]; then
   bundle=$(mktemp -d)
-  tar -C "$bundle" -xJf gpu-bundle/bundle.tar.xz || exit 1
-  # cuBLASLt 13 (opened at first use) comes from the machine: its CUDA toolkit, or a
-  # PyTorch wheel's nvidia packages.
-  cublas=$(find -L /usr/local/cuda*/lib64 /usr/local/cuda*/targets/*/lib \
-    "$("$python" -c 'import site; print(site.getsitepackages()[0])' 2>/dev/null || echo /nonexistent)" \
-    -maxdepth 4 -name libcublasLt.so.13 2>/dev/null | head -1)
+  tar -C "$bundle" -xJf gpu-bundle/bundle.tar.xz 2>/dev/null ||
+    "$python" -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
+      gpu-bundle/bundle.tar.xz "$bundle" || exit 1
+  # cuBLASLt 13 (opened at first use) comes from the machine: PyTorch's nvidia packages
+  # first (the one PyTorch itself uses), else its CUDA toolkit.
+  cublas=$(find -L "$("$python" -c 'import site; print(site.getsitepackages()[0])' 2>/dev/null || echo /nonexistent)" \
+    /usr/local/cuda*/lib64 /usr/local/cuda*/targets/*/lib -maxdepth 4 -name libcublasLt.so.13 2>/dev/null | head -1)
   if [ -z "$cublas" ] && [ "$device" = cpu ]; then
     cublas=/nonexistent/libcublasLt.so.13
   elif [ -z "$cublas" ]; then
-    echo "no libcublasLt.so.13 on this machine (looked in /usr/local/cuda* and Python's site-packages)" >&2
+    echo "no libcublasLt.so.13 on this machine (looked in Python's site-packages and /usr/local/cuda*)" >&2
     exit 1
   fi
   echo "cuBLASLt: $cublas"
-  export LD_LIBRARY_PATH="$bundle/lib:$(dirname "$cublas")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  native_ld="$bundle/lib:$(dirname "$cublas")${native_ld:+:$native_ld}"
   tests=$bundle/geoalign_device_tests
   geoalign=$bundle/geoalign
 else
   echo "no gpu-bundle/bundle.tar.xz (tools/gpu/bundle.sh): building the device tests here, stage 1 only"
-  cmake -S . -B build/cuda -DCMAKE_BUILD_TYPE=Release -DGEOALIGN_CUDA=ON >"$out/configure.log" || exit 1
-  cmake --build build/cuda -j"$(nproc)" --target geoalign_device_tests >"$out/build.log" 2>&1 || {
-    tail -40 "$out/build.log"
-    exit 1
+  cmake -S . -B build/cuda -DCMAKE_BUILD_TYPE=Release -DGEOALIGN_CUDA=ON >"$raw/configure.log" || exit 1
+  cmake --build build/cuda -j"$(nproc)" --target geoalign_device_tests >"$raw/build.log" 2>&1 || {
+    tail -40 "$raw/build.log"
+    failed+=("build")
+    finish
   }
   tests=build/cuda/tests/geoalign_device_tests
   geoalign=""
 fi
 
+native() { LD_LIBRARY_PATH="$native_ld" timeout "$limit" "$@"; }
+py() { timeout "$limit" "$python" "$@"; }
+
 echo "== 1. device op tests"
 export GEOALIGN_SOURCE_DIR="$PWD"  # the fixture model, in this copy of the tree
-"$tests" --gtest_output="xml:$out/device_ops.xml" >"$out/device_ops.log" 2>&1
+native "$tests" --gtest_output="xml:$raw/device_ops.xml" >"$raw/device_ops.log" 2>&1
 status=$?
-grep -E "^\[  (PASSED|FAILED|SKIPPED) |FAILED  \]" "$out/device_ops.log"
+grep -E "^\[  (PASSED|FAILED|SKIPPED) |FAILED  \]" "$raw/device_ops.log"
 if [ "$status" -ne 0 ]; then
-  failed+=("device op tests")
-elif [ "$device" != cpu ] && { grep -q "SKIPPED.*/cuda" "$out/device_ops.log" || ! grep -q "OK \].*/cuda" "$out/device_ops.log"; }; then
-  grep -m3 -A2 "SKIPPED" "$out/device_ops.log"
+  failed+=("device op tests (exit $status)")
+elif [ "$device" != cpu ] && { grep -q "SKIPPED.*/cuda" "$raw/device_ops.log" || ! grep -q "OK \].*/cuda" "$raw/device_ops.log"; }; then
+  grep -m3 -A2 "SKIPPED" "$raw/device_ops.log"
   echo "the CUDA cases did not run on this GPU machine: see the reason above" >&2
   failed+=("device op tests: CUDA cases skipped")
 fi
-if [ -z "$geoalign" ]; then
-  [ ${#failed[@]} -eq 0 ] && echo "GPU check passed (stage 1 only)" && exit 0
-  echo "failed: ${failed[*]}" >&2
-  exit 1
-fi
+[ -n "$geoalign" ] || finish " (stage 1 only)"
 
 # The model folders: the shipped encoder alone (no head: what runs on the GPU), the whole
 # shipped model, and the BERT-base shape.
-work=$(mktemp -d)
 mkdir -p "$work/encoder"
 for f in config.json vocab.txt model.safetensors tokenizer_config.json; do cp "models/default/$f" "$work/encoder/"; done
-"$python" tools/make_random_model.py "$work/base" --shape base --chars "$pairs" >"$out/make_base.log" 2>&1 ||
+py tools/make_random_model.py "$work/base" --shape base --chars "$pairs" >"$raw/make_base.log" 2>&1 ||
   failed+=("making the BERT-base folder")
 
 echo "== 2. parity on $pairs: $device against the CPU's fp32"
-parity() {  # name folder
-  local name=$1 folder=$2
-  "$geoalign" score --model "$folder" --device cpu --precision fp32 "$pairs" >"$work/$name.cpu.tsv" 2>>"$out/parity.log" || {
+parity() {  # name folder bar: strict (the encoder), labels (a head's trees may cross a split) or none
+  local name=$1 folder=$2 bar=$3
+  native "$geoalign" score --model "$folder" --device cpu --precision fp32 "$pairs" >"$work/cpu.tsv" 2>>"$raw/parity.log" || {
     failed+=("$name: CPU fp32 score")
     return
   }
   for precision in fp32 bf16; do
-    "$geoalign" score --model "$folder" --device "$device" --precision "$precision" "$pairs" \
-      >"$work/$name.$device.$precision.tsv" 2>>"$out/parity.log" || {
+    native "$geoalign" score --model "$folder" --device "$device" --precision "$precision" "$pairs" \
+      >"$work/$precision.tsv" 2>>"$raw/parity.log" || {
       failed+=("$name: $device $precision score")
       continue
     }
-    # fp32 on the GPU (no TF32) must match the CPU closely; bf16 must keep 99.5% of labels.
     local tolerance=1 agreement=0.995
-    [ "$precision" = fp32 ] && tolerance=1e-3 && agreement=1
-    printf '%-24s %-5s ' "$name" "$precision" | tee -a "$out/parity.txt"
-    "$python" tools/reference/compare_scores.py "$work/$name.$device.$precision.tsv" "$work/$name.cpu.tsv" \
-      --tolerance "$tolerance" --min-agreement "$agreement" | tee -a "$out/parity.txt"
+    if [ "$bar" = none ]; then
+      agreement=0
+    elif [ "$precision" = fp32 ] && [ "$bar" = strict ]; then
+      tolerance=1e-3 agreement=0.999  # fp32 on the GPU (no TF32) is the CPU's arithmetic in another order
+    fi
+    printf '%-22s %-5s ' "$name" "$precision" | tee -a "$raw/parity.txt"
+    py tools/reference/compare_scores.py "$work/$precision.tsv" "$work/cpu.tsv" \
+      --tolerance "$tolerance" --min-agreement "$agreement" 2>&1 | tee -a "$raw/parity.txt"
     [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("$name: $device $precision parity")
   done
 }
-parity "default encoder" "$work/encoder"
-parity "default (match head)" models/default
-[ -d "$work/base" ] && parity "BERT-base, random" "$work/base"
+parity "default encoder" "$work/encoder" strict
+parity "default (match head)" models/default labels
+[ -d "$work/base" ] && parity "BERT-base, random" "$work/base" none
 
 echo "== 3. geoalign bench --device $device"
 for name in encoder base; do
   [ -d "$work/$name" ] || continue
-  "$geoalign" bench --model "$work/$name" --input "$pairs" --device "$device" --precision fp32,bf16 \
-    --batch-sizes "$sizes" --seconds 1 --json >"$out/bench_$name.json" 2>>"$out/bench.log" ||
+  native "$geoalign" bench --model "$work/$name" --input "$pairs" --device "$device" --precision fp32,bf16 \
+    --batch-sizes "$sizes" --seconds 1 --json >"$raw/bench_$name.json" 2>>"$raw/bench.log" ||
     failed+=("bench $name")
 done
 
 echo "== 4. PyTorch and ONNX Runtime"
 for name in encoder base; do
   [ -d "$work/$name" ] || continue
-  PYTHONUNBUFFERED=1 "$python" tools/gpu/torch_baselines.py --model "$work/$name" --pairs "$pairs" \
-    --device "$device" --dtypes "$dtypes" --batch-sizes "$sizes" --seconds 1 --json "$out/torch_$name.jsonl" >"$out/torch_$name.log" 2>&1 || {
-    tail -5 "$out/torch_$name.log"
+  PYTHONUNBUFFERED=1 py tools/gpu/torch_baselines.py --model "$work/$name" --pairs "$pairs" --device "$device" \
+    --dtypes "$dtypes" --batch-sizes "$sizes" --seconds 1 --json "$raw/torch_$name.jsonl" >"$raw/torch_$name.log" 2>&1 || {
+    tail -5 "$raw/torch_$name.log"
     failed+=("torch baselines $name")
   }
-  grep "^onnx runtime" "$out/torch_$name.log"
+  grep "^onnx runtime" "$raw/torch_$name.log"
 done
 
 echo "== the table"
-"$python" tools/gpu/summarize.py --out "$out" | tee "$out/table.txt"
-rm -rf "$work" "$bundle"
-if [ ${#failed[@]} -ne 0 ]; then
-  printf 'failed: %s\n' "${failed[@]}" >&2
-  exit 1
-fi
-echo "GPU check passed"
+py tools/gpu/summarize.py --out "$raw" 2>&1 | tee "$raw/table.txt"
+[ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("summary")
+finish

@@ -4,7 +4,7 @@ geoalign's GPU bench: PyTorch eager in bf16 and fp16 (scaled_dot_product_attenti
 this PyTorch has it), and ONNX Runtime's CUDA provider where it is installed with one.
 
     python3 tools/gpu/torch_baselines.py --model DIR [--pairs examples/bench_pairs.tsv]
-        [--batch-sizes 1,8,64,256,1024] [--seconds 1] [--device cuda] [--json OUT.jsonl]
+        [--batch-sizes 1,2,4,...,1024] [--dtypes bf16,fp16] [--seconds 1] [--device cuda] [--json OUT.jsonl]
 
 Pairs are tokenized once beforehand (tools/reference's tokenizer, as geoalign's bench
 also leaves tokenization out) and run in padded batches, as Hugging Face runs them. Each
@@ -123,7 +123,8 @@ def agreement(p, reference):
 
 
 def onnx_runtime_rows(model, encoded, sizes, seconds, workdir):
-    """ONNX Runtime with its CUDA provider, fp32 model export; [] with the reason when it cannot run."""
+    """ONNX Runtime with its CUDA provider, fp32 model export, inputs from the host as a client
+    sends them; [] with the reason when it cannot run."""
     try:
         import onnxruntime as ort
     except ImportError as e:
@@ -140,6 +141,8 @@ def onnx_runtime_rows(model, encoded, sizes, seconds, workdir):
     except Exception as e:  # the exporter differs between PyTorch versions: report, do not stop the check
         return [], f"torch.onnx.export failed: {type(e).__name__}: {e}"
     session = ort.InferenceSession(path, providers=["CUDAExecutionProvider"])
+    if session.get_providers()[0] != "CUDAExecutionProvider":  # a provider that failed to load falls back quietly
+        return [], f"onnxruntime's CUDA provider did not load (session providers: {session.get_providers()})"
     rows = []
     for size in sizes:
         feeds = []
@@ -196,29 +199,37 @@ def main():
     model, sdpa = load_model(args.model)
     model.to(device)
     rows = []
-    with torch.inference_mode():
+
+    def keep(row):
+        """Each point is written as soon as it is measured: a later failure loses only what follows."""
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+        if args.json:
+            with open(args.json, "a", encoding="utf-8") as f:
+                f.write(json.dumps({"model": args.model, "device": str(device), **row}) + "\n")
+
+    # no_grad rather than inference_mode: dtype casts under inference_mode would leave the
+    # parameters inference tensors, which the ONNX exporter below cannot trace.
+    with torch.no_grad():
         reference = probabilities(model, encoded, device)
         for name in dtypes:
             model.to(DTYPES[name])
             labels, rel = agreement(probabilities(model, encoded, device), reference)
             for size in sizes:
                 ms = median_batch_ms(model, batches(encoded, size, device, 8), args.seconds, device)
-                rows.append({"runtime": f"pytorch {torch.__version__} eager {name}" + (" sdpa" if sdpa else ""),
-                             "batch": size, "batch_ms": ms, "pairs_per_s": size / ms * 1000,
-                             "labels_agree_with_fp32": labels, "relative_l2_vs_fp32": rel})
-                print(json.dumps(rows[-1]), flush=True)
+                keep({"runtime": f"pytorch {torch.__version__} eager {name}" + (" sdpa" if sdpa else ""),
+                      "batch": size, "batch_ms": ms, "pairs_per_s": size / ms * 1000,
+                      "labels_agree_with_fp32": labels, "relative_l2_vs_fp32": rel})
             model.float()
-    ort_note = "not measured on the CPU"
-    if device.type == "cuda":  # outside inference_mode: the exporter traces the model
-        with tempfile.TemporaryDirectory() as workdir, torch.no_grad():
-            ort_rows, ort_note = onnx_runtime_rows(Forward(model), encoded, sizes, args.seconds, workdir)
-        rows += ort_rows
-        for row in ort_rows:
-            print(json.dumps(row), flush=True)
-    if args.json:
-        with open(args.json, "a", encoding="utf-8") as f:
-            for row in rows:
-                f.write(json.dumps({"model": args.model, "device": str(device), **row}) + "\n")
+        ort_note = "not measured on the CPU"
+        if device.type == "cuda":
+            try:
+                with tempfile.TemporaryDirectory() as workdir:
+                    ort_rows, ort_note = onnx_runtime_rows(Forward(model), encoded, sizes, args.seconds, workdir)
+                for row in ort_rows:
+                    keep(row)
+            except Exception as e:  # ONNX Runtime is a side-by-side: its failure must not fail the check
+                ort_note = f"failed: {type(e).__name__}: {e}"
 
     print(f"\n{args.model}: {ref.layers} layers x {ref.hidden}, {len(pairs)} pairs of {tokens:.1f} tokens on average, "
           f"{device}" + (f" ({torch.cuda.get_device_name(device)})" if device.type == "cuda" else ""))

@@ -36,7 +36,7 @@ def main():
     for i, (x, y) in enumerate(zip(a, b)):
         if x[:2] != y[:2]:
             sys.exit(f"row {i + 1}: different pairs")
-        p, q = [float(v) for v in x[3:7]], [float(v) for v in y[3:7]]
+        p, q = [float(v) for v in x[4:7]], [float(v) for v in y[4:7]]  # the three probabilities
         if any(math.isnan(v) for v in p + q):
             sys.exit(f"row {i + 1}: NaN")
         worst = max(worst, max(abs(u - v) for u, v in zip(p, q)))
