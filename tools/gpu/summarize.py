@@ -55,8 +55,9 @@ def table(name, out):
     def best(rows):
         return max(rows, key=lambda r: r[1]) if rows else None
 
+    torch_bf16_rows = {b: r for (rt, b), r in theirs.items() if rt.startswith("pytorch") and " bf16" in rt}
     ours_bf16 = best([(b, r["pairs_per_second"], r) for (p, b), r in ours.items() if p == "bf16"])
-    torch_bf16 = best([(b, r["pairs_per_s"], r) for (rt, b), r in theirs.items() if " bf16" in rt and "pytorch" in rt])
+    torch_bf16 = best([(b, r["pairs_per_s"], r) for b, r in torch_bf16_rows.items()])
     if ours_bf16:
         peak = bench.get("gemm_peak_gflops", {}).get("bf16")
         share = ours_bf16[2].get("share_of_gemm_peak")
@@ -69,9 +70,8 @@ def table(name, out):
     if one:
         lines.append(f"batch-1 latency, geoalign bf16: p50 {one['p50_batch_ms']:.3f} ms, p99 {one['p99_batch_ms']:.3f} ms"
                      + (" (bar: 1 ms)" if name == "base" else ""))
-        t1 = [r for (rt, b), r in theirs.items() if b == 1 and " bf16" in rt and "pytorch" in rt]
-        if t1:
-            lines.append(f"batch-1 latency, PyTorch bf16: median {t1[0]['batch_ms']:.3f} ms")
+        if 1 in torch_bf16_rows:
+            lines.append(f"batch-1 latency, PyTorch bf16: median {torch_bf16_rows[1]['batch_ms']:.3f} ms")
     # A baseline is only a baseline if it computes the model: its dtypes against its own fp32.
     for runtime in runtimes:
         r = next((r for (rt, _), r in theirs.items() if rt == runtime and "labels_agree_with_fp32" in r), None)

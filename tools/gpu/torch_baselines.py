@@ -21,7 +21,6 @@ import statistics
 import sys
 import tempfile
 import time
-import types
 
 import torch
 import torch.nn.functional as F
@@ -30,7 +29,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools", "reference"))
 sys.path.insert(0, os.path.join(ROOT, "tools", "train"))
-import safetensors_io  # noqa: E402
 from bert_model import Bert, pad_batch  # noqa: E402
 from bert_reference import BertReference  # noqa: E402
 from pair_file import read_pairs  # noqa: E402
@@ -38,37 +36,17 @@ from pair_file import read_pairs  # noqa: E402
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 
 
-def sdpa_forward(layer, x, additive_mask):
-    """bert_model.Layer's forward (inference) with the fused attention of PyTorch 2."""
-    n, length, h = x.shape
-    d = h // layer.heads
-
-    def split(t):
-        return t.view(n, length, layer.heads, d).transpose(1, 2)
-
-    ctx = F.scaled_dot_product_attention(split(layer.query(x)), split(layer.key(x)), split(layer.value(x)),
-                                         attn_mask=additive_mask)
-    x = layer.attn_norm(x + layer.attn_out(ctx.transpose(1, 2).reshape(n, length, h)))
-    return layer.out_norm(x + layer.out(F.gelu(layer.inter(x))))
-
-
-def load_model(folder):
-    """The folder's classifier as a torch module (Hugging Face names, dropout off)."""
-    c = json.load(open(os.path.join(folder, "config.json"), encoding="utf-8"))
+def load_model(ref):
+    """The reference's classifier (its config and weights) as a torch module, dropout off."""
+    c = ref.config
     if c.get("hidden_act", "gelu") != "gelu":
-        sys.exit(f"{folder}: hidden_act {c['hidden_act']!r}; this baseline runs BERT's erf GELU only")
-    labels = len(c.get("id2label") or {}) or c.get("num_labels", 2)
+        sys.exit(f"hidden_act {c['hidden_act']!r}: this baseline runs BERT's erf GELU only")
     model = Bert(c["vocab_size"], h=c["hidden_size"], layers=c["num_hidden_layers"], heads=c["num_attention_heads"],
-                 inner=c["intermediate_size"], max_pos=c["max_position_embeddings"], labels=labels, dropout=0.0)
-    weights = safetensors_io.load(os.path.join(folder, "model.safetensors"))
-    if "embeddings.word_embeddings.weight" in weights:  # saved without the "bert." prefix
-        weights = {("bert." + k if not k.startswith("classifier.") else k): v for k, v in weights.items()}
-    model.load_hf(weights)
-    sdpa = hasattr(F, "scaled_dot_product_attention")
-    if sdpa:
-        for layer in model.layers:
-            layer.forward = types.MethodType(sdpa_forward, layer)
-    return model.eval(), sdpa
+                 inner=c["intermediate_size"], max_pos=c["max_position_embeddings"], labels=len(ref.labels),
+                 dropout=0.0)
+    # ref.w has the encoder's prefix taken off, whatever it was; load_hf wants Hugging Face's.
+    model.load_hf({k if k.startswith("classifier.") else "bert." + k: v for k, v in ref.w.items()})
+    return model.eval()
 
 
 def padded(encoded, device):
@@ -84,26 +62,24 @@ def batches(encoded, size, device, count):
     return out
 
 
-def median_batch_ms(model, inputs, seconds, device):
-    def run(batch):
-        return model.classify(*batch)
-
-    for batch in inputs[:3]:
-        run(batch)
-    times = []
-    spent = 0.0
+def median_ms(run, inputs, seconds, cuda_events):
+    """The median time of run(input) over at least `seconds` of runs (and 5), cycling through
+    inputs after three warm-ups; with cuda_events, timed on the GPU itself."""
+    for item in inputs[:3]:
+        run(item)
+    times, spent = [], 0.0
     while spent < seconds * 1000 or len(times) < 5:
-        batch = inputs[len(times) % len(inputs)]
-        if device.type == "cuda":
+        item = inputs[len(times) % len(inputs)]
+        if cuda_events:
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record()
-            run(batch)
+            run(item)
             end.record()
             end.synchronize()
             ms = start.elapsed_time(end)
         else:
             t = time.perf_counter()
-            run(batch)
+            run(item)
             ms = 1000 * (time.perf_counter() - t)
         times.append(ms)
         spent += ms
@@ -148,18 +124,10 @@ def onnx_runtime_rows(model, encoded, sizes, seconds, workdir):
         feeds = []
         for ids, kinds, mask in batches(encoded, size, "cpu", 4):
             feeds.append({"input_ids": ids.numpy(), "token_type_ids": kinds.numpy(), "attention_mask": mask.numpy()})
-        for feed in feeds[:3]:
-            session.run(None, feed)
-        times, spent = [], 0.0
-        while spent < seconds * 1000 or len(times) < 5:
-            t = time.perf_counter()
-            session.run(None, feeds[len(times) % len(feeds)])
-            times.append(1000 * (time.perf_counter() - t))
-            spent += times[-1]
-        ms = statistics.median(times)
+        ms = median_ms(lambda feed: session.run(None, feed), feeds, seconds, cuda_events=False)
         rows.append({"runtime": "onnxruntime cuda fp32 (host inputs)", "batch": size, "batch_ms": ms,
                      "pairs_per_s": size / ms * 1000})
-    return rows, ""
+    return rows, f"onnxruntime {ort.__version__}, CUDA provider"
 
 
 class Forward(torch.nn.Module):
@@ -196,8 +164,8 @@ def main():
     pairs = read_pairs(args.pairs)
     encoded = [ref.tokenizer.encode_pair(ref._normalize(a), ref._normalize(b), ref.max_length) for a, b in pairs]
     tokens = sum(len(ids) for ids, _ in encoded) / len(encoded)
-    model, sdpa = load_model(args.model)
-    model.to(device)
+    model = load_model(ref).to(device)
+    sdpa = hasattr(F, "scaled_dot_product_attention")  # bert_model uses it where PyTorch has it
     rows = []
 
     def keep(row):
@@ -216,7 +184,8 @@ def main():
             model.to(DTYPES[name])
             labels, rel = agreement(probabilities(model, encoded, device), reference)
             for size in sizes:
-                ms = median_batch_ms(model, batches(encoded, size, device, 8), args.seconds, device)
+                ms = median_ms(lambda batch: model.classify(*batch), batches(encoded, size, device, 8),
+                               args.seconds, cuda_events=device.type == "cuda")
                 keep({"runtime": f"pytorch {torch.__version__} eager {name}" + (" sdpa" if sdpa else ""),
                       "batch": size, "batch_ms": ms, "pairs_per_s": size / ms * 1000,
                       "labels_agree_with_fp32": labels, "relative_l2_vs_fp32": rel})
@@ -238,8 +207,7 @@ def main():
         agree = r.get("labels_agree_with_fp32")
         print(f"{r['runtime']:46} {r['batch']:6d} {r['batch_ms']:9.3f} {r['pairs_per_s']:10.0f} "
               f"{'' if agree is None else f'{agree:.4f}':>14}")
-    if ort_note:
-        print(f"onnx runtime: {ort_note}")
+    print(f"onnx runtime: {ort_note}")
     if any(not math.isfinite(r["batch_ms"]) for r in rows):
         sys.exit("a timing was not finite")
 

@@ -24,8 +24,13 @@ class Layer(nn.Module):
             return t.view(n, length, self.heads, d).transpose(1, 2)
 
         q, k, v = split(self.query(x)), split(self.key(x)), split(self.value(x))
-        scores = q @ k.transpose(-1, -2) / math.sqrt(d) + additive_mask
-        ctx = (self.drop(scores.softmax(-1)) @ v).transpose(1, 2).reshape(n, length, h)
+        if hasattr(F, "scaled_dot_product_attention"):  # PyTorch 2's fused kernels, the same function
+            ctx = F.scaled_dot_product_attention(q, k, v, attn_mask=additive_mask,
+                                                 dropout_p=self.drop.p if self.training else 0.0)
+        else:
+            scores = q @ k.transpose(-1, -2) / math.sqrt(d) + additive_mask
+            ctx = self.drop(scores.softmax(-1)) @ v
+        ctx = ctx.transpose(1, 2).reshape(n, length, h)
         x = self.attn_norm(x + self.drop(self.attn_out(ctx)))
         return self.out_norm(x + self.drop(self.out(F.gelu(self.inter(x)))))
 
