@@ -32,12 +32,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "tools", "reference"))
+import corpus as training_corpus  # noqa: E402
 import data  # noqa: E402
 import safetensors_io  # noqa: E402
 from bert_model import Bert, pad_batch  # noqa: E402
 from bert_tokenizer import BertTokenizer  # noqa: E402
 from gazetteer import Gazetteer  # noqa: E402
-from synth import synthetic_addresses, synthetic_pairs  # noqa: E402
 
 NORMALIZE = {"fullwidth_to_halfwidth": True, "clean_whitespace": True, "traditional_to_simplified": False}
 MAX_LENGTH = 96
@@ -118,6 +118,24 @@ def tune_offsets(logits, gold):
     return best
 
 
+def write_model_folder(model, tokens, out):
+    """The Hugging Face folder geoalign loads: vocabulary, config, tokenizer config and weights."""
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "vocab.txt"), "w", encoding="utf-8") as f:
+        f.write("\n".join(tokens) + "\n")
+    config = {"architectures": ["BertForSequenceClassification"], "model_type": "bert", "hidden_act": "gelu",
+              "layer_norm_eps": 1e-12, **model.config,
+              "id2label": {str(i): l for i, l in enumerate(data.LABELS)},
+              "label2id": {l: i for i, l in enumerate(data.LABELS)},
+              "geoalign": {"normalize": NORMALIZE, "max_length": MAX_LENGTH}}
+    with open(os.path.join(out, "config.json"), "w", encoding="utf-8") as f:
+        json.dump(config, f, ensure_ascii=False, indent=2)
+    with open(os.path.join(out, "tokenizer_config.json"), "w", encoding="utf-8") as f:
+        json.dump({"tokenizer_class": "BertTokenizer", "do_lower_case": True, "tokenize_chinese_chars": True,
+                   "model_max_length": MAX_LENGTH}, f, indent=2)
+    safetensors_io.save(model.hf_state_dict(), os.path.join(out, "model.safetensors"), {"format": "pt"})
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(ROOT, "models", "default"))
@@ -141,15 +159,13 @@ def main():
     t0 = time.time()
 
     gaz = Gazetteer()
-    train = data.load_pairs(data.CCKS, "train")
+    corpus = training_corpus.load(gaz, args.seed, args.synthetic_addresses, args.synthetic_pairs)
+    train, sz_train, ner = corpus.ccks_train, corpus.shenzhen_train, corpus.ner
+    syn_addr, syn_pairs = corpus.synthetic_addresses, corpus.synthetic_pairs
     dev = data.load_pairs(data.CCKS, "dev")
     test = data.load_pairs(data.CCKS, "test")
-    sz_train = data.load_pairs(data.SHENZHEN, "train")
     sz_test = data.load_pairs(data.SHENZHEN, "test")
-    ner = data.ner_addresses()
-    syn_addr = synthetic_addresses(args.synthetic_addresses, seed=args.seed, gaz=gaz)
-    syn_pairs = synthetic_pairs(args.synthetic_pairs, seed=args.seed + 1, gaz=gaz)
-    real_addresses = sorted({a for a, b, _ in train + sz_train} | {b for a, b, _ in train + sz_train})
+    real_addresses = corpus.real_addresses()
     print(f"data: ccks train/dev/test {len(train)}/{len(dev)}/{len(test)}, shenzhen train/test "
           f"{len(sz_train)}/{len(sz_test)}, ner {len(ner)}, synthetic {len(syn_addr)} addresses "
           f"{len(syn_pairs)} pairs", flush=True)
@@ -175,8 +191,7 @@ def main():
         model.load_hf(safetensors_io.load(os.path.join(args.init, "model.safetensors")))
         print(f"continuing from {args.init}", flush=True)
     # Phase 1: masked LM on single addresses and on real/synthetic pairs.
-    mlm_items = [enc_one(a) for a in ner + real_addresses + syn_addr]
-    mlm_items += [enc_pair(a, b) for a, b, _ in train + sz_train + syn_pairs]
+    mlm_items = [enc_one(a) for a in corpus.mlm_singles()] + [enc_pair(a, b) for a, b in corpus.mlm_pairs()]
     print(f"mlm items {len(mlm_items)} ({time.time() - t0:.0f}s)", flush=True)
     opt = torch.optim.AdamW(model.parameters(), lr=5e-4, weight_decay=0.01)
     deadline = time.time() + args.mlm_minutes * 60
@@ -231,20 +246,7 @@ def main():
     f1, o1, o2 = tune_offsets(predict(model, dev_enc), dev_gold)
     with torch.no_grad():
         model.classifier.bias += torch.tensor([0.0, o1, o2])
-    os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "vocab.txt"), "w", encoding="utf-8") as f:
-        f.write("\n".join(tokens) + "\n")
-    config = {"architectures": ["BertForSequenceClassification"], "model_type": "bert", "hidden_act": "gelu",
-              "layer_norm_eps": 1e-12, **model.config,
-              "id2label": {str(i): l for i, l in enumerate(data.LABELS)},
-              "label2id": {l: i for i, l in enumerate(data.LABELS)},
-              "geoalign": {"normalize": NORMALIZE, "max_length": MAX_LENGTH}}
-    with open(os.path.join(args.out, "config.json"), "w", encoding="utf-8") as f:
-        json.dump(config, f, ensure_ascii=False, indent=2)
-    with open(os.path.join(args.out, "tokenizer_config.json"), "w", encoding="utf-8") as f:
-        json.dump({"tokenizer_class": "BertTokenizer", "do_lower_case": True, "tokenize_chinese_chars": True,
-                   "model_max_length": MAX_LENGTH}, f, indent=2)
-    safetensors_io.save(model.hf_state_dict(), os.path.join(args.out, "model.safetensors"), {"format": "pt"})
+    write_model_folder(model, tokens, args.out)
 
     def report(name, rows, binary=False):
         pred = predict(model, [enc_pair(a, b) for a, b, _ in rows]).argmax(1).tolist()
