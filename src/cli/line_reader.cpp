@@ -27,16 +27,21 @@ bool LineReader::next(InputLine& line) {
     return Error("read error after line " + std::to_string(number_) + " of " + source_name_ + detail);
   };
   std::streambuf& buffer = *in_.rdbuf();
-  std::size_t consumed = 0, dropped = 0;
+  std::size_t consumed = 0;
   try {
     for (int c = buffer.sbumpc(); c != std::char_traits<char>::eof(); c = buffer.sbumpc()) {
       ++consumed;
       if (c == '\n') break;
-      if (line.text.size() <= kMaxLineBytes) {
-        line.text.push_back(static_cast<char>(c));
-      } else {
-        ++dropped;
+      // CR LF, or a lone CR as old spreadsheet exports end lines. Read as text, lone CRs
+      // would make a whole file one row, and all but its first pair would be lost.
+      if (c == '\r') {
+        if (buffer.sgetc() == '\n') {
+          buffer.sbumpc();
+          ++consumed;
+        }
+        break;
       }
+      if (line.text.size() <= kMaxLineBytes) line.text.push_back(static_cast<char>(c));
     }
   } catch (const std::exception& e) {
     throw read_error(std::string(": ") + e.what());
@@ -50,7 +55,6 @@ bool LineReader::next(InputLine& line) {
   bytes_read_ += consumed;
   line.number = ++number_;
   if (line.number == 1 && line.text.starts_with(kByteOrderMark)) line.text.erase(0, kByteOrderMark.size());
-  if (!line.text.empty() && line.text.back() == '\r' && dropped == 0) line.text.pop_back();
   if (line.text.size() > kMaxLineBytes) {
     line.problem = "line is longer than " + std::to_string(kMaxLineBytes) + " bytes";
     line.text.clear();

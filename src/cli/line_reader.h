@@ -16,7 +16,7 @@ struct InputLine {
   std::string problem;  // empty when the text is usable
 };
 
-// The checks every line-oriented command needs, in one place: LF or CRLF endings, a size
+// The checks every line-oriented command needs, in one place: LF, CRLF or lone CR endings, a size
 // cap, valid UTF-8, and a read error that is not mistaken for the end of the input.
 class LineReader {
  public:
