@@ -1,8 +1,10 @@
-// Invisible characters and blanks that carry no meaning must not change a decision: the
-// shipped model scores each pair again with zero-width spaces and byte-order marks
-// anywhere, and no-break, ideographic or ASCII blanks between Chinese characters and at
-// the ends, and must give the same label and probabilities. On a sample of the real
-// pairs in ../shared/data when it is there, else on hand-written pairs.
+// Noise that carries no meaning must not change a decision: the shipped model scores each
+// pair again with zero-width spaces and byte-order marks anywhere, and no-break,
+// ideographic or ASCII blanks between Chinese characters and at the ends; and again with
+// the variant spellings real files mix (traditional characters, circled digits, 3# for
+// 3号, dash and bracket variants, quotes and a full stop around the address). It must give
+// the same label and probabilities. On a sample of the real pairs in ../shared/data when
+// it is there, else on hand-written pairs.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -61,25 +63,69 @@ std::string add_noise(const std::string& address, std::mt19937& rng) {
   return text::encode_utf8(out);
 }
 
-class NoiseInvariance : public ::testing::TestWithParam<Precision> {};
+// Each spelling as one of its variants, about half the time.
+std::string add_variants(const std::string& address, std::mt19937& rng) {
+  static const std::pair<char32_t, std::u32string> kVariants[] = {
+      {U'区', U"區"}, {U'号', U"號"}, {U'楼', U"樓"}, {U'东', U"東"}, {U'门', U"門"}, {U'广', U"廣"},
+      {U'县', U"縣"}, {U'镇', U"鎮"}, {U'乡', U"鄉"}, {U'华', U"華"}, {U'园', U"園"}, {U'层', U"層"},
+      {U'单', U"單"}, {U'栋', U"棟"}, {U'馆', U"館"}, {U'国', U"國"}, {U'-', U"—"}, {U'-', U"～"},
+      {U'(', U"【"}, {U')', U"】"}, {U'(', U"["}, {U')', U"]"}};
+  static const std::u32string kWrappers[][2] = {{U"", U""}, {U"“", U"”"}, {U"\"", U"\""}, {U"", U"。"}, {U"'", U"',"}};
+  std::uniform_int_distribution<int> coin(0, 1), wrapper(0, 4);
+  const std::u32string text = text::decode_utf8(address);
+  std::u32string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char32_t c = text[i];
+    const auto digit = [&](std::size_t j) { return j < text.size() && text[j] >= U'0' && text[j] <= U'9'; };
+    const bool lone_digit = c >= U'1' && c <= U'9' && (i == 0 || !digit(i - 1)) && !digit(i + 1);
+    if (lone_digit && coin(rng)) {
+      out += static_cast<char32_t>(0x2460 + (c - U'1'));  // ① .. ⑨
+      continue;
+    }
+    if (c == U'号' && !out.empty() && out.back() >= U'0' && out.back() <= U'9' && coin(rng)) {
+      out += U'#';
+      continue;
+    }
+    std::vector<const std::u32string*> choices;
+    for (const auto& [from, to] : kVariants) {
+      if (from == c) choices.push_back(&to);
+    }
+    if (!choices.empty() && coin(rng)) {
+      out += *choices[std::uniform_int_distribution<std::size_t>(0, choices.size() - 1)(rng)];
+    } else {
+      out += c;
+    }
+  }
+  const auto& wrap = kWrappers[wrapper(rng)];
+  return text::encode_utf8(wrap[0] + out + wrap[1]);
+}
 
-TEST_P(NoiseInvariance, NoiseChangesNoDecision) {
+using Noise = std::string (*)(const std::string&, std::mt19937&);
+
+void expect_same_decisions(Precision precision, Noise noise) {
   const auto dir = source_dir() / "models/default";
   if (!std::filesystem::exists(dir / "model.safetensors")) GTEST_SKIP() << "no shipped model";
-  const auto matcher = Matcher::load(dir, {.precision = GetParam()});
+  const auto matcher = Matcher::load(dir, {.precision = precision});
   const auto clean = sample_pairs(300);
   std::mt19937 rng(7);
   std::vector<AddressPair> noisy;
-  for (const auto& p : clean) noisy.push_back({add_noise(p.a, rng), add_noise(p.b, rng)});
+  for (const auto& p : clean) noisy.push_back({noise(p.a, rng), noise(p.b, rng)});
   const auto want = matcher.score(clean), got = matcher.score(noisy);
   ASSERT_EQ(got.size(), want.size());
   for (std::size_t i = 0; i < want.size(); ++i) {
-    EXPECT_EQ(got[i].label, want[i].label) << clean[i].a << " | " << clean[i].b;
+    EXPECT_EQ(got[i].label, want[i].label) << clean[i].a << " | " << clean[i].b << " read as " << noisy[i].a << " | "
+                                           << noisy[i].b;
     for (std::size_t k = 0; k < want[i].probabilities.size(); ++k) {
       EXPECT_NEAR(got[i].probabilities[k], want[i].probabilities[k], 1e-4f) << clean[i].a << " | " << clean[i].b;
     }
   }
 }
+
+class NoiseInvariance : public ::testing::TestWithParam<Precision> {};
+
+TEST_P(NoiseInvariance, NoiseChangesNoDecision) { expect_same_decisions(GetParam(), add_noise); }
+
+TEST_P(NoiseInvariance, VariantSpellingsChangeNoDecision) { expect_same_decisions(GetParam(), add_variants); }
 
 INSTANTIATE_TEST_SUITE_P(Precisions, NoiseInvariance, ::testing::Values(Precision::FP32, Precision::Auto),
                          [](const auto& param_info) { return param_info.param == Precision::FP32 ? "fp32" : "auto"; });

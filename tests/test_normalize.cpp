@@ -51,6 +51,38 @@ TEST(AddressNormalizer, IsDeterministicAndIdempotent) {
   EXPECT_EQ(n.normalize(once), once);
 }
 
+TEST(AddressNormalizer, FoldsVariantSpellingsToOne) {
+  const AddressNormalizer n(NormalizeOptions::addresses());
+  EXPECT_EQ(n.normalize("蓮湖區金橋花園9號樓3單元"), "莲湖区金桥花园9号楼3单元");
+  EXPECT_EQ(n.normalize("化庄⑧号附③号⑩栋²楼₅室"), "化庄8号附3号10栋2楼5室");
+  EXPECT_EQ(n.normalize("瑞金路2–1号 2—1 2~1 2〜1 2－1 2——1"), "瑞金路2-1号2-1 2-1 2-1 2-1 2-1");
+  EXPECT_EQ(n.normalize("二丘村【博雅】「幼儿园」[A座]〔东门〕"), "二丘村(博雅)(幼儿园)(A座)(东门)");
+  EXPECT_EQ(n.normalize("城关镇祥和城13#楼3单元141#"), "城关镇祥和城13号楼3单元141号");
+  EXPECT_EQ(n.normalize("#3 A#"), "#3 A#");  // 号 only after a number
+  EXPECT_EQ(n.normalize("“嘉定镇城中路205号。”"), "嘉定镇城中路205号");
+  EXPECT_EQ(n.normalize("\"嘉定镇城中路205号\",;"), "嘉定镇城中路205号");
+  EXPECT_EQ(n.normalize("(东门)"), "(东门)");  // brackets are not end noise
+  EXPECT_EQ(n.normalize("“。”"), "");
+}
+
+// A character that simplified text uses in its own right, or that an official division name
+// uses, never changes, even where OpenCC would read it as traditional.
+TEST(AddressNormalizer, FoldingLeavesSimplifiedAndOfficialNamesAlone) {
+  const AddressNormalizer n(NormalizeOptions::addresses());
+  for (const char* kept : {"陕西省咸阳市乾县", "著名大厦", "吉林省白山市抚松县濛江乡", "河北省邢台市南和区尖塚镇",
+                           "北京市朝阳区建国路88号"}) {
+    EXPECT_EQ(n.normalize(kept), kept);
+  }
+}
+
+TEST(AddressNormalizer, FoldingIsIdempotent) {
+  const AddressNormalizer n(NormalizeOptions::addresses());
+  for (const char* text : {"“蓮湖區⑧#樓——【A】。”", "-_3#-", "⑩#", "臺北市中山區民權東路"}) {
+    const std::string once = n.normalize(text);
+    EXPECT_EQ(n.normalize(once), once) << text;
+  }
+}
+
 #ifdef GEOALIGN_HAVE_OPENCC
 TEST(AddressNormalizer, TraditionalToSimplified) {
   const AddressNormalizer n({.traditional_to_simplified = true});

@@ -5,6 +5,7 @@
 #include "geoalign/error.h"
 #include "text/unicode.h"
 #include "text/utf8.h"
+#include "text/variant_folding.h"
 
 #ifdef GEOALIGN_HAVE_OPENCC
 #include <opencc/opencc.h>
@@ -94,6 +95,7 @@ std::string AddressNormalizer::normalize(std::string_view utf8) const {
     }
     text = std::move(cleaned);
   }
+  if (options_.fold_variants) fold_variants(text);
   std::string out = encode_utf8(text);
   if (opencc_) out = opencc_->convert(out);
   return out;

@@ -16,13 +16,20 @@ struct NormalizeOptions {
   // whitespace runs beside an ideograph or punctuation (invisible to BERT's tokenizer) and
   // collapses the others to one space; trims ends.
   bool clean_whitespace = false;
-  // Traditional -> simplified Chinese through OpenCC's t2s conversion.
+  // Traditional -> simplified Chinese through OpenCC's t2s conversion, phrase by phrase
+  // (needs a build with OpenCC; it also rewrites some simplified names: 乾县 -> 干县).
   bool traditional_to_simplified = false;
+  // One spelling for the variants real address files mix: traditional-only characters,
+  // circled and superscript digits, dashes, brackets, 3# for 3号, punctuation and quotes
+  // at the ends (text/variant_folding.h). Needs no OpenCC.
+  bool fold_variants = false;
 
-  bool any() const { return fullwidth_to_halfwidth || clean_whitespace || traditional_to_simplified; }
+  bool any() const { return fullwidth_to_halfwidth || clean_whitespace || traditional_to_simplified || fold_variants; }
 
   // What geoalign's own models ask for, and what `parse` applies without a model.
-  static NormalizeOptions addresses() { return {.fullwidth_to_halfwidth = true, .clean_whitespace = true}; }
+  static NormalizeOptions addresses() {
+    return {.fullwidth_to_halfwidth = true, .clean_whitespace = true, .fold_variants = true};
+  }
 };
 
 class AddressNormalizer {

@@ -2,16 +2,19 @@
 """Does invisible or meaningless noise change geoalign's answers?
 
 Writes a noisy copy of a pairs file, scores both with `geoalign score`, and reports how
-many labels changed and the largest probability difference. Each address gets, at
-random positions (seeded):
+many labels changed and the largest probability difference. With --kind blanks (the
+default) each address gets, at random positions (seeded):
   - zero-width spaces (U+200B) and byte-order marks (U+FEFF) anywhere, digits included;
   - a no-break space (U+00A0), an ideographic space (U+3000) or an ASCII blank between
     two Chinese characters, and blanks of those kinds at either end.
 Blanks between two digits or Latin letters can carry meaning (1 2号 is not 12号) and are
-never inserted.
+never inserted. With --kind variants it gets the spellings real files mix for one meaning
+(what the `fold_variants` normalization folds): a character's traditional form (any of
+them, from src/text/traditional_chars.inc), a lone digit circled (8 -> ⑧), 号 after a
+number as #, dash and bracket variants, and quotes, a full stop or a comma around it.
 
     /usr/bin/python3 tools/bench/noise_invariance.py ../shared/data/ccks2021_address_relevance/pairs.tsv \
-        [--geoalign build/release/geoalign] [--model models/default] [--precision fp32]
+        [--kind blanks|variants] [--geoalign build/release/geoalign] [--model models/default] [--precision fp32]
 """
 import argparse
 import os
@@ -21,6 +24,15 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools", "reference"))
+import variant_folding  # noqa: E402
+
+TRADITIONAL = {}
+for _t, _s in variant_folding.SIMPLIFIED.items():
+    TRADITIONAL.setdefault(_s, []).append(_t)
+DASHES = ["—", "–", "～", "~", "―", "−"]
+BRACKETS = [("【", "】"), ("[", "]"), ("「", "」"), ("〔", "〕")]
+WRAPPERS = [("", ""), ("“", "”"), ('"', '"'), ("", "。"), ("", "，"), ("'", "'")]
 INVISIBLE = ["\u200b", "\ufeff"]
 BLANKS = ["\u00a0", "\u3000", " "]
 
@@ -43,6 +55,29 @@ def add_noise(text, rng, rate):
     return head + "".join(out) + tail
 
 
+def add_variants(text, rng, rate):
+    """Each variant at `rate` times five: these are rarer in a text than places for a blank."""
+    p = min(1.0, rate * 5)
+    opening = rng.choice(BRACKETS)
+    out = []
+    for i, c in enumerate(text):
+        digit = lambda j: 0 <= j < len(text) and "0" <= text[j] <= "9"  # noqa: E731
+        if "1" <= c <= "9" and not digit(i - 1) and not digit(i + 1) and rng.random() < p:
+            out.append(chr(0x2460 + int(c) - 1))
+        elif c == "号" and out and "0" <= out[-1] <= "9" and rng.random() < p:
+            out.append("#")
+        elif c in TRADITIONAL and rng.random() < p:
+            out.append(rng.choice(TRADITIONAL[c]))
+        elif c == "-" and rng.random() < p:
+            out.append(rng.choice(DASHES))
+        elif c in "()" and rng.random() < p:
+            out.append(opening[0] if c == "(" else opening[1])
+        else:
+            out.append(c)
+    head, tail = rng.choice(WRAPPERS)
+    return head + "".join(out) + tail
+
+
 def score(geoalign, model, precision, path):
     out = subprocess.run([geoalign, "score", "--model", model, "--precision", precision, path], check=True,
                          capture_output=True, text=True).stdout.splitlines()
@@ -57,6 +92,7 @@ def main():
     ap.add_argument("--precision", default="fp32")
     ap.add_argument("--rate", type=float, default=0.1, help="chance of noise after each character")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--kind", choices=["blanks", "variants"], default="blanks")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     clean_rows, noisy_rows = [], []
@@ -66,7 +102,8 @@ def main():
             if len(f) < 2 or not f[0].strip() or not f[1].strip() or f[0].startswith("addr1"):
                 continue
             clean_rows.append(f"{f[0]}\t{f[1]}\n")
-            noisy_rows.append(f"{add_noise(f[0], rng, args.rate)}\t{add_noise(f[1], rng, args.rate)}\n")
+            noise = add_noise if args.kind == "blanks" else add_variants
+            noisy_rows.append(f"{noise(f[0], rng, args.rate)}\t{noise(f[1], rng, args.rate)}\n")
     with tempfile.TemporaryDirectory() as tmp:
         files = []
         for name, rows in (("clean.tsv", clean_rows), ("noisy.tsv", noisy_rows)):
@@ -78,7 +115,7 @@ def main():
         sys.exit(f"row counts differ: {len(clean_rows)} pairs, {len(clean)} and {len(noisy)} scored")
     changed = sum(c[0] != n[0] for c, n in zip(clean, noisy))
     max_diff = max(abs(float(a) - float(b)) for c, n in zip(clean, noisy) for a, b in zip(c[1:], n[1:]))
-    print(f"{len(clean)} pairs, precision {args.precision}, noise rate {args.rate}: {changed} labels changed, "
+    print(f"{len(clean)} pairs, {args.kind}, precision {args.precision}, noise rate {args.rate}: {changed} labels changed, "
           f"max |probability difference| {max_diff:.2e}")
     return 1 if changed else 0
 

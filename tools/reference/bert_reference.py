@@ -19,6 +19,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import safetensors_io  # noqa: E402
 from bert_tokenizer import BertTokenizer  # noqa: E402
+from variant_folding import fold_variants  # noqa: E402
 
 ACTIVATIONS = {
     "gelu": F.gelu,
@@ -71,6 +72,8 @@ class BertReference:
             if word:
                 words.append(word)
             text = " ".join(words)
+        if self.normalize.get("fold_variants"):
+            text = fold_variants(text)
         if self.normalize.get("traditional_to_simplified"):
             raise SystemExit("the reference does not implement traditional_to_simplified")
         return text

@@ -38,14 +38,17 @@ import safetensors_io  # noqa: E402
 from bert_model import Bert, pad_batch  # noqa: E402
 from bert_tokenizer import BertTokenizer  # noqa: E402
 from gazetteer import Gazetteer  # noqa: E402
+from variant_folding import fold_variants  # noqa: E402
 
-NORMALIZE = {"fullwidth_to_halfwidth": True, "clean_whitespace": True, "traditional_to_simplified": False}
+NORMALIZE = {"fullwidth_to_halfwidth": True, "clean_whitespace": True, "traditional_to_simplified": False,
+             "fold_variants": True}
 MAX_LENGTH = 96
 
 
 def normalize(text):
+    """NORMALIZE as the C++ normalizer applies it (src/text/normalize.h)."""
     text = "".join(chr(ord(c) - 0xFEE0) if 0xFF01 <= ord(c) <= 0xFF5E else " " if c == "\u3000" else c for c in text)
-    return " ".join(text.split())
+    return fold_variants(" ".join(text.split()))
 
 
 def build_vocab(texts, min_count=2, max_size=8000):

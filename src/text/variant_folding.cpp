@@ -1,0 +1,101 @@
+#include "text/variant_folding.h"
+
+#include <algorithm>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "text/utf8.h"
+
+namespace geoalign::text {
+
+namespace {
+
+constexpr std::string_view kTraditionalPairs =
+#include "text/traditional_chars.inc"
+    ;
+
+// Sorted (traditional, simplified) pairs, decoded once.
+const std::vector<std::pair<char32_t, char32_t>>& traditional_table() {
+  static const auto table = [] {
+    const std::u32string chars = decode_utf8(kTraditionalPairs);
+    std::vector<std::pair<char32_t, char32_t>> pairs;
+    pairs.reserve(chars.size() / 2);
+    for (std::size_t i = 0; i + 1 < chars.size(); i += 2) pairs.emplace_back(chars[i], chars[i + 1]);
+    std::sort(pairs.begin(), pairs.end());
+    return pairs;
+  }();
+  return table;
+}
+
+char32_t simplified(char32_t c) {
+  if (c < 0x3400) return c;
+  const auto& table = traditional_table();
+  const auto it = std::lower_bound(table.begin(), table.end(), std::pair<char32_t, char32_t>(c, 0));
+  return it != table.end() && it->first == c ? it->second : c;
+}
+
+// The number a digit variant stands for, or -1.
+int digit_variant(char32_t c) {
+  if (c >= 0x2460 && c <= 0x2473) return static_cast<int>(c - 0x2460) + 1;  // ① .. ⑳
+  if (c >= 0x2474 && c <= 0x2487) return static_cast<int>(c - 0x2474) + 1;  // ⑴ .. ⒇
+  if (c >= 0x2488 && c <= 0x249B) return static_cast<int>(c - 0x2488) + 1;  // ⒈ .. ⒛
+  if (c == 0x24EA || c == 0x24FF || c == 0x2070 || c == 0x2080) return 0;   // ⓪ ⓿ ⁰ ₀
+  if (c >= 0x24F5 && c <= 0x24FE) return static_cast<int>(c - 0x24F5) + 1;  // ⓵ .. ⓾
+  if (c >= 0x2776 && c <= 0x277F) return static_cast<int>(c - 0x2776) + 1;  // ❶ .. ❿
+  if (c >= 0x2780 && c <= 0x2789) return static_cast<int>(c - 0x2780) + 1;  // ➀ .. ➉
+  if (c >= 0x278A && c <= 0x2793) return static_cast<int>(c - 0x278A) + 1;  // ➊ .. ➓
+  if (c >= 0x24EB && c <= 0x24F4) return static_cast<int>(c - 0x24EB) + 11;  // ⓫ .. ⓴
+  if (c == 0x00B9) return 1;
+  if (c == 0x00B2) return 2;
+  if (c == 0x00B3) return 3;
+  if (c >= 0x2074 && c <= 0x2079) return static_cast<int>(c - 0x2070);  // ⁴ .. ⁹
+  if (c >= 0x2081 && c <= 0x2089) return static_cast<int>(c - 0x2080);  // ₁ .. ₉
+  return -1;
+}
+
+bool is_dash(char32_t c) {
+  return c == U'-' || c == U'~' || (c >= 0x2010 && c <= 0x2015) || c == 0x2212 || c == 0x2053 || c == 0x301C ||
+         c == 0x30FC || c == 0xFE58 || c == 0xFE63;
+}
+
+char32_t bracket(char32_t c) {
+  switch (c) {
+    case U'[': case 0x3010: case 0x300C: case 0x300E: case 0x3014: case 0x3016: return U'(';
+    case U']': case 0x3011: case 0x300D: case 0x300F: case 0x3015: case 0x3017: return U')';
+    default: return c;
+  }
+}
+
+// Noise at either end of an address: quotes and sentence punctuation (a trailing 。 or ，
+// from a pasted sentence, quotes from a CSV export), never a bracket or a digit.
+bool is_end_noise(char32_t c) {
+  static constexpr std::u32string_view kNoise = U"。，,、;；:：.!！?？\"'`“”‘’«»·•…-_";
+  return kNoise.find(c) != std::u32string_view::npos;
+}
+
+bool is_ascii_digit(char32_t c) { return c >= U'0' && c <= U'9'; }
+
+}  // namespace
+
+void fold_variants(std::u32string& text) {
+  std::u32string out;
+  out.reserve(text.size() + 4);
+  for (const char32_t c : text) {
+    if (const int n = digit_variant(c); n >= 0) {
+      for (const char d : std::to_string(n)) out.push_back(static_cast<char32_t>(d));
+    } else if (is_dash(c)) {
+      if (out.empty() || out.back() != U'-') out.push_back(U'-');
+    } else if (c == U'#' && !out.empty() && is_ascii_digit(out.back())) {
+      out.push_back(U'号');
+    } else {
+      out.push_back(simplified(bracket(c)));
+    }
+  }
+  std::size_t begin = 0, end = out.size();
+  while (begin < end && is_end_noise(out[begin])) ++begin;
+  while (end > begin && is_end_noise(out[end - 1])) --end;
+  text.assign(out, begin, end - begin);
+}
+
+}  // namespace geoalign::text
