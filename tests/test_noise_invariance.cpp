@@ -68,7 +68,7 @@ std::string add_variants(const std::string& address, std::mt19937& rng) {
   static const std::pair<char32_t, std::u32string> kVariants[] = {
       {U'区', U"區"}, {U'号', U"號"}, {U'楼', U"樓"}, {U'东', U"東"}, {U'门', U"門"}, {U'广', U"廣"},
       {U'县', U"縣"}, {U'镇', U"鎮"}, {U'乡', U"鄉"}, {U'华', U"華"}, {U'园', U"園"}, {U'层', U"層"},
-      {U'单', U"單"}, {U'栋', U"棟"}, {U'馆', U"館"}, {U'国', U"國"}, {U'-', U"—"}, {U'-', U"～"},
+      {U'单', U"單"}, {U'栋', U"棟"}, {U'馆', U"館"}, {U'国', U"國"}, {U'-', U"—"}, {U'-', U"–"},
       {U'(', U"【"}, {U')', U"】"}, {U'(', U"["}, {U')', U"]"}};
   static const std::u32string kWrappers[][2] = {{U"", U""}, {U"“", U"”"}, {U"\"", U"\""}, {U"", U"。"}, {U"'", U"',"}};
   std::uniform_int_distribution<int> coin(0, 1), wrapper(0, 4);

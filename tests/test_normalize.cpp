@@ -54,15 +54,26 @@ TEST(AddressNormalizer, IsDeterministicAndIdempotent) {
 TEST(AddressNormalizer, FoldsVariantSpellingsToOne) {
   const AddressNormalizer n(NormalizeOptions::addresses());
   EXPECT_EQ(n.normalize("蓮湖區金橋花園9號樓3單元"), "莲湖区金桥花园9号楼3单元");
+  EXPECT_EQ(n.normalize("薴"), "苎");  // 薴 -> 苧 -> 苎 in one step
   EXPECT_EQ(n.normalize("化庄⑧号附③号⑩栋²楼₅室"), "化庄8号附3号10栋2楼5室");
-  EXPECT_EQ(n.normalize("瑞金路2–1号 2—1 2~1 2〜1 2－1 2——1"), "瑞金路2-1号2-1 2-1 2-1 2-1 2-1");
+  EXPECT_EQ(n.normalize("瑞金路2–1号 2—1 2－1 2——1 3 − 4号"), "瑞金路2-1号2-1 2-1 2-1 3-4号");
+  EXPECT_EQ(n.normalize("1~3号楼 1〜3号"), "1~3号楼1〜3号");  // a range, not a dash
   EXPECT_EQ(n.normalize("二丘村【博雅】「幼儿园」[A座]〔东门〕"), "二丘村(博雅)(幼儿园)(A座)(东门)");
-  EXPECT_EQ(n.normalize("城关镇祥和城13#楼3单元141#"), "城关镇祥和城13号楼3单元141号");
+  EXPECT_EQ(n.normalize("城关镇祥和城13#楼3单元141# 3 #楼"), "城关镇祥和城13号楼3单元141号3号楼");
   EXPECT_EQ(n.normalize("#3 A#"), "#3 A#");  // 号 only after a number
   EXPECT_EQ(n.normalize("“嘉定镇城中路205号。”"), "嘉定镇城中路205号");
-  EXPECT_EQ(n.normalize("\"嘉定镇城中路205号\",;"), "嘉定镇城中路205号");
+  EXPECT_EQ(n.normalize("\"嘉定镇城中路205号\",; "), "嘉定镇城中路205号");
+  EXPECT_EQ(n.normalize("Room 3 −"), "Room 3");
+  EXPECT_EQ(n.normalize("-1层 − 1层"), "-1层-1层");  // a basement keeps its sign
   EXPECT_EQ(n.normalize("(东门)"), "(东门)");  // brackets are not end noise
-  EXPECT_EQ(n.normalize("“。”"), "");
+}
+
+// A row of nothing but noise is a placeholder, and stays one rather than becoming blank.
+TEST(AddressNormalizer, FoldingNeverEmptiesAnAddress) {
+  const AddressNormalizer n(NormalizeOptions::addresses());
+  EXPECT_EQ(n.normalize("“。”"), "“。”");
+  EXPECT_EQ(n.normalize("—"), "-");
+  EXPECT_EQ(n.normalize(" ___ "), "___");
 }
 
 // A character that simplified text uses in its own right, or that an official division name
@@ -75,9 +86,10 @@ TEST(AddressNormalizer, FoldingLeavesSimplifiedAndOfficialNamesAlone) {
   }
 }
 
-TEST(AddressNormalizer, FoldingIsIdempotent) {
+TEST(AddressNormalizer, NormalizingTwiceChangesNothing) {
   const AddressNormalizer n(NormalizeOptions::addresses());
-  for (const char* text : {"“蓮湖區⑧#樓——【A】。”", "-_3#-", "⑩#", "臺北市中山區民權東路"}) {
+  for (const char* text : {"“蓮湖區⑧#樓——【A】。”", "-_3#-", "⑩#", "臺北市中山區民權東路", "3 − 4号", "Room 3 −",
+                           "− 1层", "3 #楼", "1 — — 2号", "薴", "“。”", "A ’B 。", " - 3 # 。"}) {
     const std::string once = n.normalize(text);
     EXPECT_EQ(n.normalize(once), once) << text;
   }

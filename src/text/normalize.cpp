@@ -76,6 +76,7 @@ std::string AddressNormalizer::normalize(std::string_view utf8) const {
       }
     }
   }
+  if (options_.fold_variants) fold_variant_characters(text);
   if (options_.clean_whitespace) {
     std::u32string cleaned;
     cleaned.reserve(text.size());
@@ -95,7 +96,7 @@ std::string AddressNormalizer::normalize(std::string_view utf8) const {
     }
     text = std::move(cleaned);
   }
-  if (options_.fold_variants) fold_variants(text);
+  if (options_.fold_variants) fold_variant_sequences(text);
   std::string out = encode_utf8(text);
   if (opencc_) out = opencc_->convert(out);
   return out;

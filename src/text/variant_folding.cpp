@@ -54,10 +54,7 @@ int digit_variant(char32_t c) {
   return -1;
 }
 
-bool is_dash(char32_t c) {
-  return c == U'-' || c == U'~' || (c >= 0x2010 && c <= 0x2015) || c == 0x2212 || c == 0x2053 || c == 0x301C ||
-         c == 0x30FC || c == 0xFE58 || c == 0xFE63;
-}
+bool is_dash(char32_t c) { return (c >= 0x2010 && c <= 0x2015) || c == 0x2212 || c == 0xFE58 || c == 0xFE63; }
 
 char32_t bracket(char32_t c) {
   switch (c) {
@@ -67,35 +64,41 @@ char32_t bracket(char32_t c) {
   }
 }
 
-// Noise at either end of an address: quotes and sentence punctuation (a trailing 。 or ，
-// from a pasted sentence, quotes from a CSV export), never a bracket or a digit.
-bool is_end_noise(char32_t c) {
-  static constexpr std::u32string_view kNoise = U"。，,、;；:：.!！?？\"'`“”‘’«»·•…-_";
-  return kNoise.find(c) != std::u32string_view::npos;
-}
+// Noise at either end of an address: a trailing 。 or ， from a pasted sentence, quotes from
+// a CSV export; never a bracket or a digit.
+constexpr std::u32string_view kEndNoise = U"。，,、;；:：.!！?？\"'`“”‘’«»·•…_";
+bool is_leading_noise(char32_t c) { return kEndNoise.find(c) != std::u32string_view::npos; }
+bool is_trailing_noise(char32_t c) { return c == U'-' || is_leading_noise(c); }
 
 bool is_ascii_digit(char32_t c) { return c >= U'0' && c <= U'9'; }
 
 }  // namespace
 
-void fold_variants(std::u32string& text) {
+void fold_variant_characters(std::u32string& text) {
   std::u32string out;
   out.reserve(text.size() + 4);
   for (const char32_t c : text) {
     if (const int n = digit_variant(c); n >= 0) {
       for (const char d : std::to_string(n)) out.push_back(static_cast<char32_t>(d));
-    } else if (is_dash(c)) {
-      if (out.empty() || out.back() != U'-') out.push_back(U'-');
-    } else if (c == U'#' && !out.empty() && is_ascii_digit(out.back())) {
-      out.push_back(U'号');
     } else {
-      out.push_back(simplified(bracket(c)));
+      out.push_back(is_dash(c) ? U'-' : simplified(bracket(c)));
     }
   }
+  text = std::move(out);
+}
+
+void fold_variant_sequences(std::u32string& text) {
+  std::u32string out;
+  out.reserve(text.size());
+  for (const char32_t c : text) {
+    if (c == U'-' && !out.empty() && out.back() == U'-') continue;
+    out.push_back(c == U'#' && !out.empty() && is_ascii_digit(out.back()) ? U'号' : c);
+  }
   std::size_t begin = 0, end = out.size();
-  while (begin < end && is_end_noise(out[begin])) ++begin;
-  while (end > begin && is_end_noise(out[end - 1])) --end;
-  text.assign(out, begin, end - begin);
+  while (begin < end && is_leading_noise(out[begin])) ++begin;
+  while (end > begin && is_trailing_noise(out[end - 1])) --end;
+  if (begin < end) out = out.substr(begin, end - begin);
+  text = std::move(out);
 }
 
 }  // namespace geoalign::text

@@ -4,16 +4,25 @@
 
 namespace geoalign::text {
 
-// Folds the spellings that real address files mix for one meaning into one, so that a
-// noisy copy of an address reads as the address itself:
+// One spelling for the variants that real address files mix for one meaning, so that a
+// noisy copy of an address reads as the address itself. In two steps around blank
+// cleaning, which must see the folded characters (a blank beside a dash goes, as beside
+// '-') and must have run before the sequences are read ("3 #" is "3#" only after it).
+
+// Character for character:
 // - traditional-only characters to simplified (區 -> 区, 號 -> 号; never a character that
 //   simplified text uses itself, nor one of an official division name: traditional_chars.inc);
 // - circled, parenthesized, superscript and subscript digits to ASCII (⑧ -> 8, ⑩ -> 10);
-// - dash variants (– — ― − ~ 〜 ...) to '-', a run of them to one;
-// - bracket variants (【】 [] 「」 『』 〔〕 〖〗) to ( );
+// - dash variants (‐ ‑ ‒ – — ― − ﹘ ﹣) to '-' (tildes stay: 1~3号 is a range);
+// - bracket variants (【】 [] 「」 『』 〔〕 〖〗) to ( ).
+void fold_variant_characters(std::u32string& text);
+
+// Then:
 // - '#' right after a digit to 号 (3#楼 -> 3号楼);
-// - quotes and sentence punctuation at either end dropped (“…205号。” -> …205号).
-// Expects fullwidth forms already folded to ASCII and blanks already cleaned.
-void fold_variants(std::u32string& text);
+// - a run of '-' to one;
+// - at the start, quotes and punctuation (。，,、;；:：.!！?？"'`“”‘’«»·•…_) dropped; at the
+//   end those and '-' ("-1层" is a basement, "12号-" a stray dash). An address that is
+//   nothing but such characters stays as it is: a placeholder row, not an empty one.
+void fold_variant_sequences(std::u32string& text);
 
 }  // namespace geoalign::text

@@ -25,12 +25,12 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools", "reference"))
-import variant_folding  # noqa: E402
+import address_normalizer  # noqa: E402
 
 TRADITIONAL = {}
-for _t, _s in variant_folding.SIMPLIFIED.items():
+for _t, _s in address_normalizer.SIMPLIFIED.items():
     TRADITIONAL.setdefault(_s, []).append(_t)
-DASHES = ["—", "–", "～", "~", "―", "−"]
+DASHES = ["—", "–", "―", "−", "‐"]
 BRACKETS = [("【", "】"), ("[", "]"), ("「", "」"), ("〔", "〕")]
 WRAPPERS = [("", ""), ("“", "”"), ('"', '"'), ("", "。"), ("", "，"), ("'", "'")]
 INVISIBLE = ["\u200b", "\ufeff"]

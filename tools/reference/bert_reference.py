@@ -17,9 +17,9 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import address_normalizer  # noqa: E402
 import safetensors_io  # noqa: E402
 from bert_tokenizer import BertTokenizer  # noqa: E402
-from variant_folding import fold_variants  # noqa: E402
 
 ACTIVATIONS = {
     "gelu": F.gelu,
@@ -56,27 +56,7 @@ class BertReference:
 
     def _normalize(self, text):
         """geoalign's own clean-up, only when the folder asks for it (see src/text/normalize.h)."""
-        if self.normalize.get("fullwidth_to_halfwidth"):
-            text = "".join(chr(ord(c) - 0xFEE0) if 0xFF01 <= ord(c) <= 0xFF5E else " " if c == "\u3000" else c
-                           for c in text)
-        if self.normalize.get("clean_whitespace"):
-            import unicodedata
-            words, word = [], ""
-            for c in text:
-                if c.isspace() or unicodedata.category(c) == "Zs":
-                    if word:
-                        words.append(word)
-                    word = ""
-                elif not (unicodedata.category(c).startswith("C") and c not in "\t\n\r"):
-                    word += c
-            if word:
-                words.append(word)
-            text = " ".join(words)
-        if self.normalize.get("fold_variants"):
-            text = fold_variants(text)
-        if self.normalize.get("traditional_to_simplified"):
-            raise SystemExit("the reference does not implement traditional_to_simplified")
-        return text
+        return address_normalizer.normalize(text, self.normalize)
 
     def _linear(self, x, name):
         return F.linear(x, self.w[name + ".weight"], self.w[name + ".bias"])

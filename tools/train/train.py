@@ -32,13 +32,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "tools", "reference"))
+import address_normalizer  # noqa: E402
 import corpus as training_corpus  # noqa: E402
 import data  # noqa: E402
 import safetensors_io  # noqa: E402
 from bert_model import Bert, pad_batch  # noqa: E402
 from bert_tokenizer import BertTokenizer  # noqa: E402
 from gazetteer import Gazetteer  # noqa: E402
-from variant_folding import fold_variants  # noqa: E402
 
 NORMALIZE = {"fullwidth_to_halfwidth": True, "clean_whitespace": True, "traditional_to_simplified": False,
              "fold_variants": True}
@@ -47,8 +47,14 @@ MAX_LENGTH = 96
 
 def normalize(text):
     """NORMALIZE as the C++ normalizer applies it (src/text/normalize.h)."""
-    text = "".join(chr(ord(c) - 0xFEE0) if 0xFF01 <= ord(c) <= 0xFF5E else " " if c == "\u3000" else c for c in text)
-    return fold_variants(" ".join(text.split()))
+    return address_normalizer.normalize(text, NORMALIZE)
+
+
+def read_vocab(path):
+    """One token per line, as geoalign reads vocab.txt (a last line may lack its newline)."""
+    with open(path, encoding="utf-8", newline="") as f:
+        tokens = [t[:-1] if t.endswith("\r") else t for t in f.read().split("\n")]
+    return tokens[:-1] if tokens and tokens[-1] == "" else tokens
 
 
 def build_vocab(texts, min_count=2, max_size=8000):
@@ -174,8 +180,7 @@ def main():
           f"{len(syn_pairs)} pairs", flush=True)
 
     if args.init:
-        with open(os.path.join(args.init, "vocab.txt"), encoding="utf-8") as f:
-            tokens = f.read().split("\n")[:-1]
+        tokens = read_vocab(os.path.join(args.init, "vocab.txt"))
     else:
         tokens = build_vocab(gaz.names() + ner + real_addresses + syn_addr)
     vocab = {t: i for i, t in enumerate(tokens)}
