@@ -32,9 +32,14 @@ bool LineReader::next(InputLine& line) {
     for (int c = buffer.sbumpc(); c != std::char_traits<char>::eof(); c = buffer.sbumpc()) {
       ++consumed;
       if (c == '\n') break;
-      // CR LF, or a lone CR as old spreadsheet exports end lines. Read as text, lone CRs
+      // CR LF, a lone CR as old spreadsheet exports end lines, or CR CR LF as a CR LF file
+      // written again in Windows text mode ends them: one line end. Read as text, lone CRs
       // would make a whole file one row, and all but its first pair would be lost.
       if (c == '\r') {
+        while (buffer.sgetc() == '\r') {
+          buffer.sbumpc();
+          ++consumed;
+        }
         if (buffer.sgetc() == '\n') {
           buffer.sbumpc();
           ++consumed;
