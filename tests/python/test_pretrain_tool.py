@@ -49,6 +49,11 @@ def test_a_run_resumes_where_it_stopped_and_exports_a_loadable_encoder(tmp_path)
     result = matcher.score([("北京市朝阳区建国路88号", "朝阳区建国路88号")])
     assert len(result) == 1
 
+    # Other text under the same run would quietly train on something else.
+    texts.write_text("上海市浦东新区陆家嘴环路1000号\t上海浦东陆家嘴环路1000号\n" * 4, encoding="utf-8")
+    changed = pretrain("--run", str(run), "--resume", "--minutes", "0.05", "--threads", "1")
+    assert changed.returncode != 0 and "--init" in changed.stderr and "encoder" in changed.stderr
+
 
 def test_resume_without_a_checkpoint_is_an_error(tmp_path):
     done = pretrain("--run", str(tmp_path / "none"), "--resume")

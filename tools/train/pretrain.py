@@ -13,7 +13,9 @@ The run folder DIR holds everything needed to go on:
                   --checkpoint-minutes);
   log.tsv         one line per checkpoint: step, hours trained, training loss, and the
                   masked-token loss and accuracy on a fixed held-out set (the same
-                  masks every time, so lines compare);
+                  masks every time, so lines compare; the held-out items are never
+                  trained on as items, but an address of one can appear in a training
+                  pair, so the figure is for comparing checkpoints, not a test score);
   encoder/        the encoder as a model folder, which train.py takes as --init to
                   fine-tune it (train.py --init DIR/encoder --mlm-minutes 0).
 
@@ -25,9 +27,11 @@ run can go on for as long as there is time for it.
 """
 import argparse
 import csv
+import hashlib
 import json
 import os
 import random
+import shutil
 import signal
 import sys
 import time
@@ -43,7 +47,8 @@ import safetensors_io  # noqa: E402
 from bert_model import Bert, pad_batch  # noqa: E402
 from bert_tokenizer import BertTokenizer  # noqa: E402
 from gazetteer import Gazetteer  # noqa: E402
-from train import MAX_LENGTH, build_vocab, mask_tokens, normalize, optimizer_step, write_model_folder  # noqa: E402
+from train import (MAX_LENGTH, build_vocab, mask_tokens, normalize, optimizer_step, read_vocab,  # noqa: E402
+                   write_model_folder)
 
 SPECIAL_MAX = 4  # ids 0..4 are [PAD] [UNK] [CLS] [SEP] [MASK]
 MASK_ID = 4
@@ -118,6 +123,18 @@ def texts(args, gaz):
     return c.mlm_singles(), c.mlm_pairs()
 
 
+def export_encoder(model, tokens, folder):
+    """Replaces the exported encoder folder whole, so a reader never sees half of one."""
+    partial = folder + ".partial"
+    shutil.rmtree(partial, ignore_errors=True)
+    write_model_folder(model, tokens, partial)
+    if os.path.exists(folder):
+        shutil.rmtree(folder + ".old", ignore_errors=True)
+        os.rename(folder, folder + ".old")
+    os.rename(partial, folder)
+    shutil.rmtree(folder + ".old", ignore_errors=True)
+
+
 def save_atomically(state, path):
     tmp = path + ".tmp"
     torch.save(state, tmp)
@@ -172,18 +189,26 @@ def main():
     singles, pairs = texts(args, gaz)
     if state is None:
         if args.init:
-            with open(os.path.join(args.init, "vocab.txt"), encoding="utf-8") as f:
-                tokens = f.read().split("\n")[:-1]
+            tokens = read_vocab(os.path.join(args.init, "vocab.txt"))
             with open(os.path.join(args.init, "config.json"), encoding="utf-8") as f:
                 c = json.load(f)
-            args.hidden, args.layers = c["hidden_size"], c["num_hidden_layers"]
+            config = dict(vocab=len(tokens), h=c["hidden_size"], layers=c["num_hidden_layers"],
+                          heads=c["num_attention_heads"], inner=c["intermediate_size"],
+                          max_pos=c["max_position_embeddings"])
         else:
             tokens = build_vocab(singles + [t for p in pairs for t in p])
-        config = dict(vocab=len(tokens), h=args.hidden, layers=args.layers, heads=args.hidden // 64,
-                      inner=4 * args.hidden, max_pos=128)
+            config = dict(vocab=len(tokens), h=args.hidden, layers=args.layers, heads=args.hidden // 64,
+                          inner=4 * args.hidden, max_pos=128)
     tok = BertTokenizer({t: i for i, t in enumerate(tokens)})
     items = [tok.encode_single(normalize(a), MAX_LENGTH) for a in singles]
     items += [tok.encode_pair(normalize(a), normalize(b), MAX_LENGTH) for a, b in pairs]
+    # A resumed run must go on with the items it started with: a changed corpus, vocabulary
+    # or normalization would quietly train on other text and break the log's comparisons.
+    fingerprint = hashlib.sha1(json.dumps([ids for ids, _ in items]).encode()).hexdigest()
+    if state is not None and state.get("corpus") != fingerprint:
+        sys.exit(f"{checkpoint_path}: the training text is not the run's (its data, vocabulary or "
+                 "normalization changed); start a new run from this one's encoder with "
+                 f"--init {os.path.join(args.run, 'encoder')}")
     # A fixed held-out slice, never trained on: every item whose index falls on the stride.
     stride = max(2, len(items) // HELD_OUT)
     held_out = items[::stride]
@@ -197,23 +222,24 @@ def main():
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
     rng = random.Random(args.seed)
     gen = torch.Generator().manual_seed(args.seed)
-    step, seconds, seen = 0, 0.0, 0
+    step, seconds, seen, warmup_until = 0, 0.0, 0, args.warmup
     if state is not None:
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["optimizer"])
         rng.setstate(state["rng"])
         gen.set_state(state["generator"])
+        torch.set_rng_state(state["torch_rng"])
         step, seconds, seen = state["step"], state["seconds"], state["items_seen"]
+        warmup_until = state["warmup_until"]
         print(f"resumed at step {step} ({seconds / 3600:.2f} h trained)", flush=True)
     elif args.init:
         model.load_hf(safetensors_io.load(os.path.join(args.init, "model.safetensors")))
         print(f"new run from {args.init}", flush=True)
 
-    stop = {"now": False}
+    stop = {"now": 0}
 
     def request_stop(signum, _frame):
-        print(f"signal {signum}: checkpointing and stopping", flush=True)
-        stop["now"] = True
+        stop["now"] = signum  # printing here could re-enter a print the signal interrupted
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
 
@@ -221,14 +247,16 @@ def main():
     new_log = not os.path.exists(log_path)
 
     def checkpoint(train_loss):
-        loss, accuracy = held_out_score(model, held_out, args, len(tokens))
+        # The state first: a kill's grace period may not outlast the held-out scoring.
         save_atomically({"model": model.state_dict(), "optimizer": opt.state_dict(), "rng": rng.getstate(),
-                         "generator": gen.get_state(), "step": step, "seconds": seconds, "items_seen": seen,
-                         "tokens": tokens, "config": config,
+                         "generator": gen.get_state(), "torch_rng": torch.get_rng_state(), "step": step,
+                         "seconds": seconds, "items_seen": seen, "warmup_until": warmup_until,
+                         "tokens": tokens, "config": config, "corpus": fingerprint,
                          "args": {k: getattr(args, k) for k in ("mask", "seed", "synthetic_addresses",
                                                                 "synthetic_pairs", "texts")}},
                         checkpoint_path)
-        write_model_folder(model, tokens, os.path.join(args.run, "encoder"))
+        export_encoder(model, tokens, os.path.join(args.run, "encoder"))
+        loss, accuracy = held_out_score(model, held_out, args, len(tokens))
         nonlocal new_log
         with open(log_path, "a", newline="") as f:
             w = csv.writer(f, delimiter="\t")
@@ -248,12 +276,8 @@ def main():
         batch = [items[rng.randrange(len(items))] for _ in range(args.batch)]
         ids, types, mask = pad_batch(batch)
         ids, labels = masked(args.mask, ids, mask, len(tokens), gen)
-        if step - first_step < args.warmup and state is None:
-            for g in opt.param_groups:
-                g["lr"] = args.lr * (step + 1) / args.warmup
-        else:
-            for g in opt.param_groups:
-                g["lr"] = args.lr
+        for g in opt.param_groups:
+            g["lr"] = args.lr * min(1.0, (step + 1) / warmup_until) if step < warmup_until else args.lr
         loss, _, _ = mlm_loss(model, ids, types, mask, labels, args.bf16)
         optimizer_step(model, opt, loss)
         step += 1
@@ -266,6 +290,8 @@ def main():
         if time.time() >= next_checkpoint:
             checkpoint(sum(recent) / len(recent))
             next_checkpoint = time.time() + args.checkpoint_minutes * 60
+    if stop["now"]:
+        print(f"signal {stop['now']}: checkpointing and stopping", flush=True)
     if step > first_step or state is None:
         checkpoint(sum(recent) / len(recent) if recent else float("nan"))
 
