@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -199,6 +200,19 @@ TEST_F(AddressIndexTest, SavesReopensAndAppends) {
   ASSERT_EQ(back.size(), kRecords.size());
   EXPECT_EQ(back.text(1), kRecords[1].text);
   back.check_model(source_dir() / "models/default");
+  // Another normalization would store other texts than the index holds: refused, as other
+  // weights are.
+  std::filesystem::copy(source_dir() / "models/default", dir / "other", std::filesystem::copy_options::recursive);
+  {
+    std::ifstream in(dir / "other/config.json");
+    std::string config((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string on = "\"fold_variants\": true";
+    const auto at = config.find(on);
+    ASSERT_NE(at, std::string::npos);
+    config.replace(at, on.size(), "\"fold_variants\": false");
+    std::ofstream(dir / "other/config.json") << config;
+  }
+  EXPECT_NE(error_of([&] { back.check_model(dir / "other"); }).find("weights or settings"), std::string::npos);
   back.add(*model_, {{"gz1", "广州市天河区体育西路103号"}});
   EXPECT_EQ(back.size(), kRecords.size() + 1);
   EXPECT_NE(error_of([&] { back.add(*model_, {{"hz1", "杭州"}}); }).find("\"hz1\" is already in the index"), std::string::npos);

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdint>
+
 #include "geo/division_prior.h"
 #include "geo/gazetteer.h"
 #include "geo/historical.h"
@@ -26,6 +28,11 @@ inline constexpr const char* kHistoricalFile = "historical.tsv";
 // Optional: how many addresses lie in each division, the prior of the admin guess
 // (admin_guess.h). Without it the guess falls back on the divisions' sizes.
 inline constexpr const char* kPriorFile = "division_counts.tsv";
+
+// Bumped whenever a change of code (not of the parser's files) changes the elements a text
+// parses into: stored parses (an index's) carry it in their checksum, so they are parsed
+// again rather than read as the new code's.
+inline constexpr std::uint64_t kElementsVersion = 1;
 
 // The elements the tagger finds in `text`, with code-point offsets.
 std::vector<AddressElement> tag_elements(std::u32string_view text, const Gazetteer& gazetteer,

@@ -37,7 +37,9 @@ void write_replacing(const std::filesystem::path& file, Write&& write) {
 
 std::uint64_t model_checksum(const std::filesystem::path& model_dir) {
   std::uint64_t h = 0;
-  for (const char* name : {"model.safetensors", "modules.json", "2_Dense/model.safetensors", "vocab.txt"}) {
+  // config.json holds the normalization, which decides the stored texts as the weights
+  // decide the embeddings.
+  for (const char* name : {"model.safetensors", "modules.json", "2_Dense/model.safetensors", "vocab.txt", "config.json"}) {
     const auto file = model_dir / name;
     if (std::filesystem::exists(file)) h = h * 31 + file_checksum(file);
   }
@@ -54,8 +56,9 @@ AddressIndex::AddressIndex(const std::filesystem::path& model_dir, const Address
 
 void AddressIndex::check_model(const std::filesystem::path& model_dir) const {
   if (model_checksum(model_dir) != model_checksum_) {
-    throw Error("the index was built with the model in " + model_dir_.string() + "; the weights in " +
-                model_dir.string() + " differ, and their embeddings would not match the index's (rebuild it)");
+    throw Error("the index was built with the model in " + model_dir_.string() + "; the weights or settings in " +
+                model_dir.string() + " differ, and their embeddings or normalized texts would not match the "
+                "index's (rebuild it)");
   }
 }
 

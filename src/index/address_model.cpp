@@ -34,7 +34,7 @@ AddressModel::AddressModel(model::ModelFolder folder, const std::filesystem::pat
     // Stored parses keep elements: the prior of the admin guess changes neither them nor
     // the unguessed chains search and dedup complete from them.
     constexpr std::string_view kNotInParses[] = {geo::kPriorFile};
-    parser_checksum_ = folder_checksum(comparer_->parser().folder(), kNotInParses);
+    parser_checksum_ = folder_checksum(comparer_->parser().folder(), kNotInParses) * 31 + geo::kElementsVersion;
   }
   if (use_rerank && comparer_ && std::filesystem::exists(dir / match::MatchHead::kRerankFileName)) {
     rerank_ = match::MatchHead::load(dir, scorer_.labels().size(), match::MatchHead::kRerankFileName);
