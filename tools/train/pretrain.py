@@ -47,18 +47,17 @@ import safetensors_io  # noqa: E402
 from bert_model import Bert, pad_batch  # noqa: E402
 from bert_tokenizer import BertTokenizer  # noqa: E402
 from gazetteer import Gazetteer  # noqa: E402
-from train import (MAX_LENGTH, build_vocab, mask_tokens, normalize, optimizer_step, read_vocab,  # noqa: E402
+from train import (MAX_LENGTH, build_vocab, corrupt_chosen, mask_tokens, normalize, optimizer_step, read_vocab,  # noqa: E402
                    write_model_folder)
 
 SPECIAL_MAX = 4  # ids 0..4 are [PAD] [UNK] [CLS] [SEP] [MASK]
-MASK_ID = 4
 HELD_OUT = 2000
 LOG_FIELDS = ["step", "hours", "items_seen", "train_loss", "held_out_loss", "held_out_accuracy"]
 
 
 def mask_spans(ids, mask, vocab_size, gen, rate=0.15, max_span=5, p=0.4):
-    """Masks about `rate` of the real tokens in runs of 1..max_span (geometric lengths, mean
-    about 2), replacing 80% with [MASK], 10% with a random token, 10% kept, as BERT does."""
+    """Chooses about `rate` of the real tokens in runs of 1..max_span (geometric lengths, mean
+    about 2), then corrupts them as BERT does."""
     eligible = (mask > 0) & (ids > SPECIAL_MAX)
     # Geometric lengths by inverting the CDF, so that `gen` alone decides them.
     u = torch.rand(ids.shape, generator=gen).clamp_min(1e-12)
@@ -69,15 +68,7 @@ def mask_spans(ids, mask, vocab_size, gen, rate=0.15, max_span=5, p=0.4):
     for k in range(max_span):
         reach = starts & (lengths > k)
         chosen[:, k:] |= reach[:, :ids.shape[1] - k]
-    chosen &= eligible
-    labels = ids.clone()
-    labels[~chosen] = -100
-    ids = ids.clone()
-    replace = chosen & torch.bernoulli(torch.full(ids.shape, 0.8), generator=gen).bool()
-    ids[replace] = MASK_ID
-    rand = chosen & ~replace & torch.bernoulli(torch.full(ids.shape, 0.5), generator=gen).bool()
-    ids[rand] = torch.randint(SPECIAL_MAX + 1, vocab_size, ids.shape, generator=gen)[rand]
-    return ids, labels
+    return corrupt_chosen(ids, chosen & eligible, vocab_size, gen, SPECIAL_MAX)
 
 
 def masked(kind, ids, mask, vocab_size, gen):

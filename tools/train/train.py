@@ -83,10 +83,10 @@ def autocast():
     return torch.autocast("cpu", dtype=torch.bfloat16, enabled=USE_BF16)
 
 
-def mask_tokens(ids, mask, vocab_size, rng_gen, special_max=4):
+def corrupt_chosen(ids, chosen, vocab_size, rng_gen, special_max=4):
+    """BERT's corruption of the chosen tokens: 80% [MASK], 10% a random token, 10% kept.
+    Returns the corrupted ids and the labels (-100 where nothing is to be predicted)."""
     labels = ids.clone()
-    prob = torch.full(ids.shape, 0.15)
-    chosen = (torch.bernoulli(prob, generator=rng_gen).bool()) & (mask > 0) & (ids > special_max)
     labels[~chosen] = -100
     ids = ids.clone()
     replace = chosen & torch.bernoulli(torch.full(ids.shape, 0.8), generator=rng_gen).bool()
@@ -94,6 +94,12 @@ def mask_tokens(ids, mask, vocab_size, rng_gen, special_max=4):
     rand = chosen & ~replace & torch.bernoulli(torch.full(ids.shape, 0.5), generator=rng_gen).bool()
     ids[rand] = torch.randint(special_max + 1, vocab_size, ids.shape, generator=rng_gen)[rand]
     return ids, labels
+
+
+def mask_tokens(ids, mask, vocab_size, rng_gen, special_max=4):
+    prob = torch.full(ids.shape, 0.15)
+    chosen = (torch.bernoulli(prob, generator=rng_gen).bool()) & (mask > 0) & (ids > special_max)
+    return corrupt_chosen(ids, chosen, vocab_size, rng_gen, special_max)
 
 
 def optimizer_step(model, opt, loss):
