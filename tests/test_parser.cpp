@@ -536,6 +536,26 @@ TEST_F(ShippedParser, TagsAFullAddress) {
   EXPECT_FALSE(p.admin.prov->inferred);
 }
 
+// The tagged data has no brackets; they separate elements and are never part of one.
+TEST_F(ShippedParser, BracketsSeparateElements) {
+  for (const char* address : {"杭州市西湖区文三路478号(华星科技大厦)3楼", "湖南省长沙市二丘村（博雅东方明珠幼儿园）"}) {
+    const auto p = parser_->parse(address);
+    for (const auto& e : p.elements) {
+      if (e.text.find_first_of("()") != std::string::npos || e.text.find("（") != std::string::npos ||
+          e.text.find("）") != std::string::npos) {
+        EXPECT_TRUE(e.tag == "redundant" && (e.text == "(" || e.text == ")" || e.text == "（" || e.text == "）"))
+            << address << ": " << e.tag << " " << e.text;
+      }
+    }
+  }
+  const auto p = parser_->parse("杭州市西湖区文三路478号(华星科技大厦)3楼");
+  const auto elements = tags_and_texts(p);
+  EXPECT_NE(std::find(elements.begin(), elements.end(), std::pair<std::string, std::string>("poi", "华星科技大厦")),
+            elements.end());
+  EXPECT_NE(std::find(elements.begin(), elements.end(), std::pair<std::string, std::string>("floorno", "3楼")),
+            elements.end());
+}
+
 TEST_F(ShippedParser, OffsetsAreCodePointsIntoTheInput) {
   const std::string input = "ＡＢ 杭州市西湖区文三路90号";
   const auto p = parser_->parse(input);

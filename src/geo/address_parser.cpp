@@ -13,7 +13,16 @@ namespace geo {
 std::vector<AddressElement> tag_elements(std::u32string_view text, const Gazetteer& gazetteer,
                                          const SequenceTagger& tagger, const HistoricalDivisions* historical) {
   const auto tokens = tokenize_address(text);
-  const auto labels = tagger.tag(extract_features(tokens, gazetteer, historical));
+  auto labels = tagger.tag(extract_features(tokens, gazetteer, historical));
+  // The tagged data has no brackets, so the tagger guesses at them (a closing one became a
+  // house number). They separate elements, as '-' and '_' do, which the data tags
+  // redundant; the element after one starts afresh.
+  static const std::size_t kRedundant = *tag_index("redundant");
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    if (tokens[i].text != "(" && tokens[i].text != ")") continue;
+    labels[i] = begin_label(kRedundant);
+    if (i + 1 < labels.size() && !label_is_begin(labels[i + 1])) labels[i + 1] = begin_label(label_tag(labels[i + 1]));
+  }
   std::vector<AddressElement> elements;
   for (const TagSpan& span : spans_from_labels(labels)) {
     AddressElement e;
