@@ -548,12 +548,22 @@ TEST_F(ShippedParser, BracketsSeparateElements) {
       }
     }
   }
-  const auto p = parser_->parse("杭州市西湖区文三路478号(华星科技大厦)3楼");
-  const auto elements = tags_and_texts(p);
-  EXPECT_NE(std::find(elements.begin(), elements.end(), std::pair<std::string, std::string>("poi", "华星科技大厦")),
-            elements.end());
-  EXPECT_NE(std::find(elements.begin(), elements.end(), std::pair<std::string, std::string>("floorno", "3楼")),
-            elements.end());
+  // The parser reads text as it is given (the CLI normalizes first unless told not to), so
+  // the variants 【】 「」 [] are brackets too.
+  for (const char* address : {"杭州市西湖区文三路478号(华星科技大厦)3楼", "杭州市西湖区文三路478号【华星科技大厦】3楼",
+                              "杭州市西湖区文三路478号「华星科技大厦」3楼", "杭州市西湖区文三路478号[华星科技大厦]3楼"}) {
+    const auto p = parser_->parse(address);
+    const auto elements = tags_and_texts(p);
+    EXPECT_NE(std::find(elements.begin(), elements.end(), std::pair<std::string, std::string>("poi", "华星科技大厦")),
+              elements.end())
+        << address;
+    EXPECT_NE(std::find(elements.begin(), elements.end(), std::pair<std::string, std::string>("floorno", "3楼")),
+              elements.end())
+        << address;
+    EXPECT_EQ(std::count_if(p.elements.begin(), p.elements.end(), [](const auto& e) { return e.tag == "redundant"; }),
+              2)
+        << address;
+  }
 }
 
 TEST_F(ShippedParser, OffsetsAreCodePointsIntoTheInput) {

@@ -5,6 +5,7 @@
 #include "geo/tag_set.h"
 #include "geo/tagger_features.h"
 #include "text/utf8.h"
+#include "text/variant_folding.h"
 
 namespace geoalign {
 
@@ -16,10 +17,15 @@ std::vector<AddressElement> tag_elements(std::u32string_view text, const Gazette
   auto labels = tagger.tag(extract_features(tokens, gazetteer, historical));
   // The tagged data has no brackets, so the tagger guesses at them (a closing one became a
   // house number). They separate elements, as '-' and '_' do, which the data tags
-  // redundant; the element after one starts afresh.
+  // redundant; the element after one starts afresh. Every bracket variant counts, for text
+  // that was not normalized (tokens fold full-width forms only).
   static const std::size_t kRedundant = *tag_index("redundant");
+  auto is_bracket = [](const std::string& token) {
+    const std::u32string t = text::decode_utf8(token);
+    return t.size() == 1 && (text::fold_bracket(t[0]) == U'(' || text::fold_bracket(t[0]) == U')');
+  };
   for (std::size_t i = 0; i < tokens.size(); ++i) {
-    if (tokens[i].text != "(" && tokens[i].text != ")") continue;
+    if (!is_bracket(tokens[i].text)) continue;
     labels[i] = begin_label(kRedundant);
     if (i + 1 < labels.size() && !label_is_begin(labels[i + 1])) labels[i + 1] = begin_label(label_tag(labels[i + 1]));
   }

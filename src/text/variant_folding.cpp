@@ -56,14 +56,6 @@ int digit_variant(char32_t c) {
 
 bool is_dash(char32_t c) { return (c >= 0x2010 && c <= 0x2015) || c == 0x2212 || c == 0xFE58 || c == 0xFE63; }
 
-char32_t bracket(char32_t c) {
-  switch (c) {
-    case U'[': case 0x3010: case 0x300C: case 0x300E: case 0x3014: case 0x3016: return U'(';
-    case U']': case 0x3011: case 0x300D: case 0x300F: case 0x3015: case 0x3017: return U')';
-    default: return c;
-  }
-}
-
 // Noise at either end of an address: a trailing 。 or ， from a pasted sentence, quotes from
 // a CSV export; never a bracket or a digit.
 constexpr std::u32string_view kEndNoise = U"。，,、;；:：.!！?？\"'`“”‘’«»·•…_";
@@ -74,6 +66,14 @@ bool is_ascii_digit(char32_t c) { return c >= U'0' && c <= U'9'; }
 
 }  // namespace
 
+char32_t fold_bracket(char32_t c) {
+  switch (c) {
+    case U'[': case 0x3010: case 0x300C: case 0x300E: case 0x3014: case 0x3016: return U'(';
+    case U']': case 0x3011: case 0x300D: case 0x300F: case 0x3015: case 0x3017: return U')';
+    default: return c;
+  }
+}
+
 void fold_variant_characters(std::u32string& text) {
   std::u32string out;
   out.reserve(text.size() + 4);
@@ -81,7 +81,7 @@ void fold_variant_characters(std::u32string& text) {
     if (const int n = digit_variant(c); n >= 0) {
       for (const char d : std::to_string(n)) out.push_back(static_cast<char32_t>(d));
     } else {
-      out.push_back(is_dash(c) ? U'-' : simplified(bracket(c)));
+      out.push_back(is_dash(c) ? U'-' : simplified(fold_bracket(c)));
     }
   }
   text = std::move(out);

@@ -17,6 +17,9 @@ namespace geoalign::text {
 // - bracket variants (【】 [] 「」 『』 〔〕 〖〗) to ( ).
 void fold_variant_characters(std::u32string& text);
 
+// The bracket variants above to ( and ); any other character unchanged.
+char32_t fold_bracket(char32_t c);
+
 // Then:
 // - '#' right after a digit to 号 (3#楼 -> 3号楼);
 // - a run of '-' to one;
