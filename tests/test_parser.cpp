@@ -17,6 +17,7 @@
 #include "geo/flat_u64_map.h"
 #include "geo/gazetteer.h"
 #include "geo/sequence_tagger.h"
+#include "geo/parse_json.h"
 #include "geo/tag_set.h"
 #include "geo/tagger_eval.h"
 #include "geo/tagger_training.h"
@@ -489,6 +490,25 @@ TEST(AdminResolver, CompletesMissingLevelsAndMarksThemInferred) {
   EXPECT_FALSE(admin.district->inferred);
   EXPECT_FALSE(admin.town);
   EXPECT_EQ(admin.adcode, "330110");
+  EXPECT_TRUE(admin.conflicting.empty());
+}
+
+// An element the best reading contradicts is reported, not dropped: two elements name
+// 杭州市, one names a 朝阳区 that lies elsewhere.
+TEST(AdminResolver, ElementsTheReadingContradictsAreListed) {
+  const Gazetteer g = small_gazetteer();
+  const auto admin =
+      resolve_admin({element("prov", "浙江省"), element("city", "杭州市"), element("district", "朝阳区")}, g);
+  EXPECT_FALSE(admin.ambiguous);
+  EXPECT_EQ(admin.adcode, "3301");
+  EXPECT_FALSE(admin.district);
+  ASSERT_EQ(admin.conflicting.size(), 1u);
+  EXPECT_EQ(admin.conflicting[0].tag, "district");
+  EXPECT_EQ(admin.conflicting[0].text, "朝阳区");
+  // A tie is an ambiguity, not a conflict: each candidate explains its own element.
+  const auto tie = resolve_admin({element("prov", "吉林省"), element("district", "余杭区")}, g);
+  EXPECT_TRUE(tie.ambiguous);
+  EXPECT_TRUE(tie.conflicting.empty());
 }
 
 TEST(AdminResolver, AmbiguousNamesAreReportedNotGuessed) {
@@ -564,6 +584,21 @@ TEST_F(ShippedParser, BracketsSeparateElements) {
               2)
         << address;
   }
+}
+
+// Real addresses name a district and a street of another district (a default district
+// filled in by some system); the street, the more specific name, wins, and the district is
+// reported.
+TEST_F(ShippedParser, AContradictedDistrictIsReported) {
+  const auto p = parser_->parse("江苏省南京市鼓楼区瑞金路街道瑞金路2号");
+  ASSERT_TRUE(p.admin.district);
+  EXPECT_EQ(p.admin.district->name, "秦淮区");
+  ASSERT_EQ(p.admin.conflicting.size(), 1u);
+  EXPECT_EQ(p.admin.conflicting[0].text, "鼓楼区");
+  EXPECT_EQ(p.admin.conflicting[0].start, 6u);
+  const auto json = parse_json(p);
+  EXPECT_EQ(json["admin"]["conflicting"][0]["text"], "鼓楼区");
+  EXPECT_FALSE(parse_json(parser_->parse("江苏省南京市秦淮区瑞金路街道瑞金路2号"))["admin"].contains("conflicting"));
 }
 
 TEST_F(ShippedParser, OffsetsAreCodePointsIntoTheInput) {

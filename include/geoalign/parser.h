@@ -77,6 +77,11 @@ struct AdminChain {
   std::vector<std::string> candidates;  // "code name/name/..." for each reading, when ambiguous
   std::vector<HistoricalName> historical;  // former names the address uses, coarsest level first
   std::optional<AdminGuess> guess;         // set when ambiguous and guessing
+  // Province, city and district elements that name a division (or a former one) which the
+  // resolved reading contradicts: 南京市鼓楼区瑞金路街道 resolves, through the street, to
+  // 秦淮区, and lists 鼓楼区 here rather than dropping it silently. Empty for a consistent
+  // address.
+  std::vector<AddressElement> conflicting;
 };
 
 struct ParseOptions {

@@ -39,7 +39,9 @@ class Parser:
         when the address uses a former division's name:
         ``{"district": {"name": "江干区", "code", "until": 2021, "now": ["上城区", "钱塘区"],
         "now_codes"}}``, with ``"partly"`` and ``"partly_codes"`` where divisions took only a
-        part of it). Offsets count code points of ``"text"``, the text parsed.
+        part of it; ``"conflicting"``: ``[{"tag", "text", "start", "end"}]``, the province,
+        city and district elements the reading overrules, when the address contradicts
+        itself). Offsets count code points of ``"text"``, the text parsed.
 
         Args:
             text: the address; blank text gives an empty parse.

@@ -54,6 +54,7 @@ struct Reading {
   // where readings explain different elements (江干区, one former district, against
   // 高桥镇, ten towns).
   double specificity = 0;
+  std::size_t element = 0;  // index into the elements
 };
 
 // How a candidate's chain explains a reading.
@@ -131,12 +132,14 @@ AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gaze
                          const HistoricalDivisions* historical, const DivisionPrior* guess) {
   if (historical && historical->empty()) historical = nullptr;
   std::vector<Reading> readings;
-  for (const auto& e : elements) {
+  for (std::size_t element = 0; element < elements.size(); ++element) {
+    const AddressElement& e = elements[element];
     const auto level = admin_level_of_tag(e.tag);
     if (!level) continue;
     const std::u32string name = text::decode_utf8(e.text);
     Reading r;
     r.tagged = *level;
+    r.element = element;
     const auto found = gazetteer.lookup(name);
     r.current.assign(found.begin(), found.end());
     std::sort(r.current.begin(), r.current.end());
@@ -236,6 +239,18 @@ AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gaze
   std::vector<std::vector<std::int32_t>> chains;
   for (const auto c : deepest) chains.push_back(gazetteer.chain(c));
   find_former(chains);
+
+  // Elements that no best reading explains: the address contradicts itself there. Not
+  // towns: a town name outside the reading is far more often another of the many places of
+  // that name (白沙, 金牛), or a town merged away (the gazetteer lists today's towns only),
+  // than a contradiction.
+  for (const auto& r : readings) {
+    if (r.tagged == AdminLevel::Town) continue;
+    const bool explained = std::any_of(chains.begin(), chains.end(), [&](const std::vector<std::int32_t>& chain) {
+      return explain(chain, r, gazetteer, historical).any;
+    });
+    if (!explained) admin.conflicting.push_back(elements[r.element]);
+  }
 
   // The levels every reading agrees on.
   std::vector<std::int32_t> shared = chains.front();

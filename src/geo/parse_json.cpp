@@ -11,12 +11,16 @@ nlohmann::json division_json(const std::optional<AdminDivision>& d) {
   return d->name;
 }
 
+nlohmann::json element_json(const AddressElement& e) {
+  return {{"tag", e.tag}, {"text", e.text}, {"start", e.start}, {"end", e.end}};
+}
+
 }  // namespace
 
 nlohmann::json parse_json(const ParsedAddress& p) {
   nlohmann::json elements = nlohmann::json::array();
   for (const auto& e : p.elements) {
-    elements.push_back({{"tag", e.tag}, {"text", e.text}, {"start", e.start}, {"end", e.end}});
+    elements.push_back(element_json(e));
   }
   const AdminChain& a = p.admin;
   nlohmann::json inferred = nlohmann::json::array();
@@ -62,6 +66,12 @@ nlohmann::json parse_json(const ParsedAddress& p) {
       }
     }
     admin["historical"] = historical;
+  }
+  // Only where the address contradicts itself: the admin elements the reading overrules.
+  if (!a.conflicting.empty()) {
+    nlohmann::json conflicting = nlohmann::json::array();
+    for (const auto& e : a.conflicting) conflicting.push_back(element_json(e));
+    admin["conflicting"] = std::move(conflicting);
   }
   return {{"text", p.text}, {"elements", elements}, {"admin", admin}};
 }
