@@ -28,6 +28,11 @@ def test_parse_fields(parser):
     assert parsed["admin"]["district"] == "朝阳区" and parsed["admin"]["adcode"].startswith("11")
     assert {e["tag"] for e in parsed["elements"]} >= {"road", "roadno"}
     assert parser.parse("")["elements"] == []
+    assert "conflicting" not in parsed["admin"]
+    # 瑞金路街道 is a street of 秦淮区: the district the address states is overruled, and said so.
+    contradicted = parser.parse("江苏省南京市鼓楼区瑞金路街道瑞金路2号")["admin"]
+    assert contradicted["district"] == "秦淮区"
+    assert contradicted["conflicting"] == [{"tag": "district", "text": "鼓楼区", "start": 6, "end": 9}]
 
 
 def test_bad_text(parser, tmp_path):
