@@ -23,6 +23,8 @@
 #include "geo/tagger_training.h"
 #include "geo/viterbi.h"
 #include "geoalign/parser.h"
+#include "serve/openapi.h"
+#include "support/json_schema.h"
 #include "support/temp_dir.h"
 #include "text/utf8.h"
 
@@ -598,6 +600,8 @@ TEST_F(ShippedParser, AContradictedDistrictIsReported) {
   EXPECT_EQ(p.admin.conflicting[0].start, 6u);
   const auto json = parse_json(p);
   EXPECT_EQ(json["admin"]["conflicting"][0]["text"], "鼓楼区");
+  const auto doc = nlohmann::json::parse(serve::openapi_document());
+  EXPECT_EQ(schema_problems(doc["components"]["schemas"]["ParseResult"], json, doc), std::vector<std::string>{});
   EXPECT_FALSE(parse_json(parser_->parse("江苏省南京市秦淮区瑞金路街道瑞金路2号"))["admin"].contains("conflicting"));
 }
 

@@ -79,8 +79,8 @@ struct AdminChain {
   std::optional<AdminGuess> guess;         // set when ambiguous and guessing
   // Province, city and district elements that name a division (or a former one) which the
   // resolved reading contradicts: 南京市鼓楼区瑞金路街道 resolves, through the street, to
-  // 秦淮区, and lists 鼓楼区 here rather than dropping it silently. Empty for a consistent
-  // address.
+  // 秦淮区, and lists 鼓楼区 here rather than dropping it silently. In an ambiguity, only
+  // elements that no candidate explains. Empty for a consistent address.
   std::vector<AddressElement> conflicting;
 };
 

@@ -21,6 +21,7 @@ std::vector<AddressElement> tag_elements(std::u32string_view text, const Gazette
   // that was not normalized (tokens fold full-width forms only).
   static const std::size_t kRedundant = *tag_index("redundant");
   auto is_bracket = [](const std::string& token) {
+    if (token.size() > 3) return false;  // one code point is at most 3 bytes here
     const std::u32string t = text::decode_utf8(token);
     return t.size() == 1 && (text::fold_bracket(t[0]) == U'(' || text::fold_bracket(t[0]) == U')');
   };
