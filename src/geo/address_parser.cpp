@@ -20,13 +20,13 @@ std::vector<AddressElement> tag_elements(std::u32string_view text, const Gazette
   // redundant; the element after one starts afresh. Every bracket variant counts, for text
   // that was not normalized (tokens fold full-width forms only).
   static const std::size_t kRedundant = *tag_index("redundant");
-  auto is_bracket = [](const std::string& token) {
-    if (token.size() > 3) return false;  // one code point is at most 3 bytes here
-    const std::u32string t = text::decode_utf8(token);
-    return t.size() == 1 && (text::fold_bracket(t[0]) == U'(' || text::fold_bracket(t[0]) == U')');
+  auto is_bracket = [&](const AddressToken& token) {
+    if (token.end != token.start + 1) return false;
+    const char32_t c = text::fold_bracket(fold_width(text[token.start]));
+    return c == U'(' || c == U')';
   };
   for (std::size_t i = 0; i < tokens.size(); ++i) {
-    if (!is_bracket(tokens[i].text)) continue;
+    if (!is_bracket(tokens[i])) continue;
     labels[i] = begin_label(kRedundant);
     if (i + 1 < labels.size() && !label_is_begin(labels[i + 1])) labels[i + 1] = begin_label(label_tag(labels[i + 1]));
   }
