@@ -125,7 +125,9 @@ def test_enter_submits_and_errors_show_the_servers_message(page, server):
 
 
 def test_parse_shows_elements_admin_chains_and_ambiguity(page, server):
-    addresses = ["杭州市西湖区文三路478号华星科技大厦", "朝阳区建国路88号"]
+    # A plain one, an ambiguous one, a former district, a contradicted district.
+    addresses = ["杭州市西湖区文三路478号华星科技大厦", "朝阳区建国路88号", "杭州市江干区九堡镇",
+                 "江苏省南京市鼓楼区瑞金路街道瑞金路2号"]
     page.click("#tab-parse")
     assert page.evaluate("document.activeElement.id") == "parse-input"
     page.type("#parse-input", "\n".join(addresses))
@@ -141,6 +143,14 @@ def test_parse_shows_elements_admin_chains_and_ambiguity(page, server):
     assert ambiguous["ambiguous"]
     shown_candidates = page.evaluate("[...document.querySelectorAll('#parse-out .parse')[1].querySelectorAll('.candidates li')].map((li) => li.textContent)")
     assert shown_candidates == ambiguous["candidates"]
+    notes = page.evaluate("""[...document.querySelectorAll('#parse-out .parse')].map((c) => [
+        [...c.querySelectorAll('.historical')].map((n) => n.textContent),
+        [...c.querySelectorAll('.conflicting span')].map((n) => n.textContent)])""")
+    assert notes[0] == [[], []]
+    former = answer["results"][2]["admin"]["historical"]["district"]
+    assert len(notes[2][0]) == 1 and former["name"] in notes[2][0][0]
+    assert all(now in notes[2][0][0] for now in former["now"])
+    assert notes[3][1] == [e["text"] for e in answer["results"][3]["admin"]["conflicting"]] == ["鼓楼区"]
     page.screenshot(ARTIFACTS / "parse.png")
     assert_stayed_on(page, server)
 
