@@ -167,15 +167,15 @@ TEST(AdminGuess, AStreetNamedAfterACityDoesNotWeakenTheCity) {
   ASSERT_TRUE(admin.city);
   EXPECT_EQ(admin.city->name, "南京市");
   // A district-tagged name keeps its towns: 同仁 beside a town 同仁镇 is the weaker name.
-  std::istringstream in2(std::string(kGazetteer) +
-                         "32\tprov\t江苏省\t\n3201\tcity\t南京市\t32\n"
-                         "63\tprov\t青海省\t\n6323\tcity\t黄南藏族自治州\t63\n632301\tdistrict\t同仁市\t6323\n"
-                         "220104006\ttown\t同仁镇\t220104\n");
-  const Gazetteer g2 = Gazetteer::parse(in2, "guess.tsv");
-  const AdminChain city = resolve_admin({element("city", "南京"), element("district", "同仁")}, g2);
-  EXPECT_FALSE(city.ambiguous);
-  ASSERT_TRUE(city.city);
-  EXPECT_EQ(city.city->name, "南京市");
+  std::istringstream with_town(std::string(kGazetteer) +
+                               "32\tprov\t江苏省\t\n3201\tcity\t南京市\t32\n"
+                               "63\tprov\t青海省\t\n6323\tcity\t黄南藏族自治州\t63\n632301\tdistrict\t同仁市\t6323\n"
+                               "220104006\ttown\t同仁镇\t220104\n");
+  const Gazetteer g2 = Gazetteer::parse(with_town, "guess.tsv");
+  const AdminChain nanjing = resolve_admin({element("city", "南京"), element("district", "同仁")}, g2);
+  EXPECT_FALSE(nanjing.ambiguous);
+  ASSERT_TRUE(nanjing.city);
+  EXPECT_EQ(nanjing.city->name, "南京市");
 }
 
 TEST(DivisionPrior, MalformedRowsNameTheLine) {

@@ -600,6 +600,14 @@ TEST_F(ShippedParser, AContradictedDistrictIsReported) {
   EXPECT_FALSE(parse_json(parser_->parse("江苏省南京市秦淮区瑞金路街道瑞金路2号"))["admin"].contains("conflicting"));
 }
 
+// A hospital's name holds a district's (同仁, Qinghai); the city it states wins the guess.
+TEST_F(ShippedParser, AStatedCityIsNotOutweighedByADistrictInAName) {
+  const auto p = parser_->parse("南京同仁耳鼻喉医院");
+  ASSERT_TRUE(p.admin.city);
+  EXPECT_EQ(p.admin.city->name, "南京市");
+  EXPECT_TRUE(p.admin.ambiguous);
+}
+
 TEST_F(ShippedParser, OffsetsAreCodePointsIntoTheInput) {
   const std::string input = "ＡＢ 杭州市西湖区文三路90号";
   const auto p = parser_->parse(input);

@@ -164,17 +164,18 @@ AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gaze
       std::sort(r.partial.begin(), r.partial.end());
     }
     // Renamed towns are second choices: they dilute only a name that has no exact match.
-    // So do towns for a name tagged province or city that names one: streets are named
-    // after big cities (南京街道 in Jilin), which must not halve 南京 against a district
-    // named beside it (南京同仁耳鼻喉医院: 同仁市 in Qinghai). Either still explains the
-    // element. District names are left whole: 石鼓区 and the towns 石鼓镇 are as likely.
-    std::vector<std::int32_t> at_level;
+    // Towns do not dilute a name tagged province or city that also names a division above
+    // them: streets are named after big cities (南京街道 in Jilin), and must not halve 南京
+    // against a district named beside it (南京同仁耳鼻喉医院: 同仁市 in Qinghai). They still
+    // explain the element. A district-tagged name keeps its towns: 石鼓区 and the towns
+    // 石鼓镇 are as likely a reading of 石鼓.
+    std::vector<std::int32_t> above_towns;
     if (r.tagged == AdminLevel::Prov || r.tagged == AdminLevel::City) {
       for (const auto d : r.current) {
-        if (gazetteer.division(d).level <= AdminLevel::City) at_level.push_back(d);
+        if (gazetteer.division(d).level != AdminLevel::Town) above_towns.push_back(d);
       }
     }
-    const std::size_t exact = distinct_places(at_level.empty() ? r.current : at_level, gazetteer) + formers;
+    const std::size_t exact = distinct_places(above_towns.empty() ? r.current : above_towns, gazetteer) + formers;
     const std::size_t places = exact ? exact : distinct_places(r.renamed, gazetteer);
     if (places == 0) continue;
     r.specificity = 1.0 / static_cast<double>(places);

@@ -147,9 +147,12 @@ def test_parse_shows_elements_admin_chains_and_ambiguity(page, server):
         [...c.querySelectorAll('.historical')].map((n) => n.textContent),
         [...c.querySelectorAll('.conflicting span')].map((n) => n.textContent)])""")
     assert notes[0] == [[], []]
-    former = answer["results"][2]["admin"]["historical"]["district"]
-    assert len(notes[2][0]) == 1 and former["name"] in notes[2][0][0]
-    assert all(now in notes[2][0][0] for now in former["now"])
+    assert notes[1] == [[], []]
+    historical = answer["results"][2]["admin"]["historical"]
+    former = historical["district"]
+    assert len(notes[2][0]) == len(historical) == 1 and former["name"] in notes[2][0][0]
+    assert former["now"] and all(now in notes[2][0][0] for now in former["now"])
+    assert notes[2][1] == [] and notes[3][0] == []
     assert notes[3][1] == [e["text"] for e in answer["results"][3]["admin"]["conflicting"]] == ["鼓楼区"]
     page.screenshot(ARTIFACTS / "parse.png")
     assert_stayed_on(page, server)
