@@ -151,14 +151,16 @@ TEST(AdminGuess, OnlyTheLevelsTheReadingsDoNotShareAreFilledByIt) {
   EXPECT_TRUE(admin.district->inferred);
 }
 
+// 南京市, and 同仁市 of Qinghai: 南京同仁耳鼻喉医院 names both, the second in a hospital's name.
+const std::string kNanjingAndTongren = std::string(kGazetteer) +
+                                       "32\tprov\t江苏省\t\n3201\tcity\t南京市\t32\n"
+                                       "63\tprov\t青海省\t\n6323\tcity\t黄南藏族自治州\t63\n"
+                                       "632301\tdistrict\t同仁市\t6323\n";
+
 TEST(AdminGuess, AStreetNamedAfterACityDoesNotWeakenTheCity) {
-  // 南京同仁耳鼻喉医院: the city 南京 against the district 同仁 (a hospital's name, and a
-  // district of Qinghai). A street 南京街道 in Jilin must not make 南京 the weaker name:
-  // the two read as one tie, and the prior picks between them.
-  std::istringstream in(std::string(kGazetteer) +
-                        "32\tprov\t江苏省\t\n3201\tcity\t南京市\t32\n"
-                        "220104005\ttown\t南京街道\t220104\n"
-                        "63\tprov\t青海省\t\n6323\tcity\t黄南藏族自治州\t63\n632301\tdistrict\t同仁市\t6323\n");
+  // A street 南京街道 in Jilin must not make 南京 the weaker name: the two read as one tie,
+  // and the prior picks between them.
+  std::istringstream in(kNanjingAndTongren + "220104005\ttown\t南京街道\t220104\n");
   const Gazetteer g = Gazetteer::parse(in, "guess.tsv");
   const DivisionPrior counts = prior(g, "3201\t50\n632301\t1\n");
   const AdminChain admin = resolve_admin({element("city", "南京"), element("district", "同仁")}, g, nullptr, &counts);
@@ -167,10 +169,7 @@ TEST(AdminGuess, AStreetNamedAfterACityDoesNotWeakenTheCity) {
   ASSERT_TRUE(admin.city);
   EXPECT_EQ(admin.city->name, "南京市");
   // A district-tagged name keeps its towns: 同仁 beside a town 同仁镇 is the weaker name.
-  std::istringstream with_town(std::string(kGazetteer) +
-                               "32\tprov\t江苏省\t\n3201\tcity\t南京市\t32\n"
-                               "63\tprov\t青海省\t\n6323\tcity\t黄南藏族自治州\t63\n632301\tdistrict\t同仁市\t6323\n"
-                               "220104006\ttown\t同仁镇\t220104\n");
+  std::istringstream with_town(kNanjingAndTongren + "220104006\ttown\t同仁镇\t220104\n");
   const Gazetteer g2 = Gazetteer::parse(with_town, "guess.tsv");
   const AdminChain nanjing = resolve_admin({element("city", "南京"), element("district", "同仁")}, g2);
   EXPECT_FALSE(nanjing.ambiguous);
