@@ -2,9 +2,9 @@
 // pair again with zero-width spaces and byte-order marks anywhere, and no-break,
 // ideographic or ASCII blanks between Chinese characters and at the ends; and again with
 // the variant spellings real files mix (traditional characters, circled digits, 3# for
-// 3号, dash and bracket variants, quotes and a full stop around the address). It must give
-// the same label and probabilities. On a sample of the real pairs in ../shared/data when
-// it is there, else on hand-written pairs.
+// 3号, dash and bracket variants, a dot inside a name as in 三一·新境界, quotes and a full
+// stop around the address). It must give the same label and probabilities. On a sample of
+// the real pairs in ../shared/data when it is there, else on hand-written pairs.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -71,7 +71,8 @@ std::string add_variants(const std::string& address, std::mt19937& rng) {
       {U'单', U"單"}, {U'栋', U"棟"}, {U'馆', U"館"}, {U'国', U"國"}, {U'-', U"—"}, {U'-', U"–"},
       {U'(', U"【"}, {U')', U"】"}, {U'(', U"["}, {U')', U"]"}};
   static const std::u32string kWrappers[][2] = {{U"", U""}, {U"“", U"”"}, {U"\"", U"\""}, {U"", U"。"}, {U"'", U"',"}};
-  std::uniform_int_distribution<int> coin(0, 1), wrapper(0, 4);
+  static const char32_t kNameDots[] = {U'·', U'•', U'・', U'.'};
+  std::uniform_int_distribution<int> coin(0, 1), wrapper(0, 4), one_in_ten(0, 9);
   const std::u32string text = text::decode_utf8(address);
   std::u32string out;
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -94,6 +95,10 @@ std::string add_variants(const std::string& address, std::mt19937& rng) {
       out += *choices[std::uniform_int_distribution<std::size_t>(0, choices.size() - 1)(rng)];
     } else {
       out += c;
+    }
+    if (text::unicode::is_cjk_ideograph(c) && i + 1 < text.size() && text::unicode::is_cjk_ideograph(text[i + 1]) &&
+        one_in_ten(rng) == 0) {
+      out += kNameDots[std::uniform_int_distribution<std::size_t>(0, std::size(kNameDots) - 1)(rng)];
     }
   }
   const auto& wrap = kWrappers[wrapper(rng)];

@@ -68,6 +68,20 @@ TEST(AddressNormalizer, FoldsVariantSpellingsToOne) {
   EXPECT_EQ(n.normalize("(东门)"), "(东门)");  // brackets are not end noise
 }
 
+// A dot inside a name is a way of writing the name, not a separator of its own.
+TEST(AddressNormalizer, DropsADotThatJoinsTheWordsOfAName) {
+  const AddressNormalizer n(NormalizeOptions::addresses());
+  for (const char* dotted : {"三一·新境界", "三一•新境界", "三一・新境界", "三一‧新境界", "三一∙新境界", "三一･新境界",
+                             "三一.新境界", "三一 · 新境界", "三一．新境界"}) {
+    EXPECT_EQ(n.normalize(dotted), "三一新境界") << dotted;
+  }
+  // Only between two Chinese characters: a decimal, a Latin name and a doubled dot stay.
+  EXPECT_EQ(n.normalize("B座3.5层"), "B座3.5层");
+  EXPECT_EQ(n.normalize("St.Mary·花园"), "St.Mary·花园");
+  EXPECT_EQ(n.normalize("A·B栋"), "A·B栋");
+  EXPECT_EQ(n.normalize("三一··新境界"), "三一··新境界");
+}
+
 // A row of nothing but noise is a placeholder, and stays one rather than becoming blank.
 TEST(AddressNormalizer, FoldingNeverEmptiesAnAddress) {
   const AddressNormalizer n(NormalizeOptions::addresses());
@@ -89,7 +103,8 @@ TEST(AddressNormalizer, FoldingLeavesSimplifiedAndOfficialNamesAlone) {
 TEST(AddressNormalizer, NormalizingTwiceChangesNothing) {
   const AddressNormalizer n(NormalizeOptions::addresses());
   for (const char* text : {"“蓮湖區⑧#樓——【A】。”", "-_3#-", "⑩#", "臺北市中山區民權東路", "3 − 4号", "Room 3 −",
-                           "− 1层", "3 #楼", "1 — — 2号", "薴", "“。”", "A ’B 。", " - 3 # 。"}) {
+                           "− 1层", "3 #楼", "1 — — 2号", "薴", "“。”", "A ’B 。", " - 3 # 。",
+                           "三一 · 新境界", "三一··新境界", "·三一·新·"}) {
     const std::string once = n.normalize(text);
     EXPECT_EQ(n.normalize(once), once) << text;
   }

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "text/unicode.h"
 #include "text/utf8.h"
 
 namespace geoalign::text {
@@ -64,6 +65,14 @@ bool is_trailing_noise(char32_t c) { return c == U'-' || is_leading_noise(c); }
 
 bool is_ascii_digit(char32_t c) { return c >= U'0' && c <= U'9'; }
 
+// Dots that join the parts of a name (三一·新境界, 弘阳•旭日景城, 水墨.龙城): the same name is
+// as often written without one, and the two spellings must compare equal.
+constexpr std::u32string_view kNameDots = U"\u00B7\u2022\u2027\u2219\u30FB\uFF65.";
+bool joins_a_name(const std::u32string& out, const std::u32string& text, std::size_t i) {
+  return kNameDots.find(text[i]) != std::u32string_view::npos && !out.empty() &&
+         unicode::is_cjk_ideograph(out.back()) && i + 1 < text.size() && unicode::is_cjk_ideograph(text[i + 1]);
+}
+
 }  // namespace
 
 char32_t fold_bracket(char32_t c) {
@@ -90,8 +99,10 @@ void fold_variant_characters(std::u32string& text) {
 void fold_variant_sequences(std::u32string& text) {
   std::u32string out;
   out.reserve(text.size());
-  for (const char32_t c : text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char32_t c = text[i];
     if (c == U'-' && !out.empty() && out.back() == U'-') continue;
+    if (joins_a_name(out, text, i)) continue;
     out.push_back(c == U'#' && !out.empty() && is_ascii_digit(out.back()) ? U'号' : c);
   }
   std::size_t begin = 0, end = out.size();

@@ -12,6 +12,7 @@ BRACKETS = {"[": "(", "]": ")", "【": "(", "】": ")", "「": "(", "」": ")", 
             "〔": "(", "〕": ")", "〖": "(", "〗": ")"}
 LEADING_NOISE = set("。，,、;；:：.!！?？\"'`“”‘’«»·•…_")
 TRAILING_NOISE = LEADING_NOISE | {"-"}
+NAME_DOTS = set("\u00b7\u2022\u2027\u2219\u30fb\uff65.")
 PYTHON_SPACES = set("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000") | {
     chr(c) for c in range(0x2000, 0x200B)}
 CJK = [(0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F), (0x2B740, 0x2B81F),
@@ -92,8 +93,10 @@ def fold_variant_characters(text):
 
 def fold_variant_sequences(text):
     out = []
-    for c in text:
+    for i, c in enumerate(text):
         if c == "-" and out and out[-1] == "-":
+            continue
+        if c in NAME_DOTS and out and _is_cjk(out[-1]) and i + 1 < len(text) and _is_cjk(text[i + 1]):
             continue
         out.append("号" if c == "#" and out and "0" <= out[-1] <= "9" else c)
     begin, end = 0, len(out)
