@@ -411,6 +411,23 @@ TEST(StringMeasures, LcsAndSharedRunAgreeWithTheTextbookOnRandomStrings) {
   EXPECT_EQ(lcs_length(std::u32string(64, U'x'), std::u32string(70, U'x')), 64u);
 }
 
+// Numerals with 十, 百 and 千 read as their value, digit runs digit by digit; a 百 or 千 that
+// no digit counts stays a character (百货, 千佛山); capital numerals count only before a
+// unit word (壹号, not 陆家).
+TEST(StringMeasures, ChineseNumeralsReadAsArabic) {
+  const std::pair<const char*, std::u32string> cases[] = {
+      {"安康路一百二十七弄", U"安康路127弄"}, {"一三一巷", U"131巷"},         {"一百三十一巷", U"131巷"},
+      {"文三路四七八号", U"文3路478号"},      {"十号", U"10号"},            {"十三楼", U"13楼"},
+      {"八十八号", U"88号"},                  {"一百号", U"100号"},         {"一百零八号", U"108号"},
+      {"一百二", U"120"},                     {"两百米", U"200米"},         {"三千五百号", U"3500号"},
+      {"一千零五十号", U"1050号"},            {"二〇一号", U"201号"},       {"百货大楼", U"百货大楼"},
+      {"千佛山", U"千佛山"},                  {"十三十", U"十三十"},        {"一二十号", U"一二十号"},
+      {"一百一百", U"一百一百"},              {"零百", U"零百"},            {"一千零零五", U"一千零零五"},
+      {"光明壹号花园", U"光明1号花园"},       {"壹佰零捌号", U"108号"},     {"王砦壹组", U"王砦1组"},
+      {"陆家灯饰城", U"陆家灯饰城"},          {"天津佰亿铝业", U"天津佰亿铝业"}, {"零壹号", U"01号"}};
+  for (const auto& [text, want] : cases) EXPECT_EQ(folded(text), want) << text;
+}
+
 // A candidate in map-POI form: the query names its shop, the candidate adds its branch.
 TEST(RemainderMeasures, LocateTheSharedRunAndWhatIsLeft) {
   std::vector<float> f;

@@ -22,33 +22,82 @@ int chinese_digit(char32_t c) {
   return i == std::u32string_view::npos ? -1 : static_cast<int>(i);
 }
 
-// Chinese numerals to Arabic: 十 forms up to 99, and digit-by-digit runs (一二〇 -> 120).
+int numeral_unit(char32_t c) {
+  switch (c) {
+    case U'十': return 10;
+    case U'百': return 100;
+    case U'千': return 1000;
+    default: return 0;
+  }
+}
+
+// The value of a numeral written with units (二十三, 一百零八, 三千五百, 一百二 = 120), or -1
+// where the run is no such numeral (百货, 十三十). A run that starts with 十 counts one ten
+// (十三 = 13); 百 and 千 need a digit before them.
+long unit_numeral_value(std::u32string_view run) {
+  long value = 0;
+  int digit = -1, last_unit = 10000;
+  bool zero = false;
+  for (std::size_t i = 0; i < run.size(); ++i) {
+    if (const int unit = numeral_unit(run[i]); unit > 0) {
+      if (unit >= last_unit) return -1;
+      if (digit < 0 && !(unit == 10 && i == 0)) return -1;
+      value += (digit < 0 ? 1 : digit) * unit;
+      last_unit = unit;
+      digit = -1;
+      zero = false;
+    } else if (const int d = chinese_digit(run[i]); digit >= 0) {
+      return -1;  // two digits in a row
+    } else if (d == 0) {
+      if (zero || last_unit == 10000) return -1;
+      zero = true;
+    } else {
+      digit = d;
+    }
+  }
+  if (digit >= 0) {
+    // 一百零二 is 102, 一百二 is 120: a last digit right after a unit counts a tenth of it.
+    value += last_unit == 10000 || zero || last_unit == 10 ? digit : digit * (last_unit / 10);
+  }
+  return value;
+}
+
+// Capital numerals (壹, 贰 ... 拾, 佰, 仟) as ordinary ones where a run of them counts
+// something (壹号, 捌栋, 壹佰号, 王砦壹组): in names they are mostly just characters (陆家,
+// 佰亿, 玖诚), which must not turn into numbers.
+void plain_capital_numerals(std::u32string& s) {
+  constexpr std::u32string_view kCapital = U"壹贰叁肆伍陆柒捌玖拾佰仟", kPlain = U"一二三四五六七八九十百千";
+  constexpr std::u32string_view kCounted = U"号栋幢楼层室组期座单巷弄排";
+  for (std::size_t i = 0; i < s.size();) {
+    std::size_t j = i;
+    while (j < s.size() && (kCapital.find(s[j]) != std::u32string_view::npos || (j > i && s[j] == U'零'))) ++j;
+    if (j > i && j < s.size() && kCounted.find(s[j]) != std::u32string_view::npos) {
+      for (std::size_t k = i; k < j; ++k) {
+        if (const auto at = kCapital.find(s[k]); at != std::u32string_view::npos) s[k] = kPlain[at];
+      }
+    }
+    i = std::max(j, i + 1);
+  }
+}
+
+// Chinese numerals to Arabic: forms with units up to 9,999 (二十三, 一百零八), and
+// digit-by-digit runs (一二〇 -> 120).
 std::u32string arabic_numerals(const std::u32string& s) {
   std::u32string out;
   std::size_t i = 0;
   while (i < s.size()) {
     std::size_t j = i;
-    while (j < s.size() && (chinese_digit(s[j]) >= 0 || s[j] == U'十')) ++j;
+    bool units = false;
+    for (; j < s.size() && (chinese_digit(s[j]) >= 0 || numeral_unit(s[j]) > 0); ++j) units |= numeral_unit(s[j]) > 0;
     if (j == i) {
       out += s[i++];
       continue;
     }
     const std::u32string_view run(s.data() + i, j - i);
-    const auto ten = run.find(U'十');
-    long value = -1;
-    if (ten == std::u32string_view::npos) {
-      std::u32string digits;
-      for (const char32_t c : run) digits += static_cast<char32_t>(U'0' + chinese_digit(c));
-      out += digits;
-    } else if (run.size() <= 3 && run.find(U'十', ten + 1) == std::u32string_view::npos) {
-      const int tens = ten == 0 ? 1 : (ten == 1 ? chinese_digit(run[0]) : -1);
-      const int ones = ten + 1 < run.size() ? chinese_digit(run[ten + 1]) : 0;
-      if (tens > 0 && ones >= 0) value = tens * 10 + ones;
-      if (value >= 0) {
-        for (const char c : std::to_string(value)) out += static_cast<char32_t>(c);
-      } else {
-        out += run;
-      }
+    if (!units) {
+      for (const char32_t c : run) out += static_cast<char32_t>(U'0' + chinese_digit(c));
+    } else if (const long value = unit_numeral_value(run); value >= 0) {
+      for (const char c : std::to_string(value)) out += static_cast<char32_t>(c);
     } else {
       out += run;
     }
@@ -65,6 +114,7 @@ std::u32string folded(std::string_view utf8) {
     c = geo::fold_width(c);
     if (c >= U'A' && c <= U'Z') c += U'a' - U'A';
   }
+  plain_capital_numerals(s);
   return arabic_numerals(s);
 }
 

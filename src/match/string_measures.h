@@ -8,7 +8,7 @@ namespace geoalign::match {
 
 // The form both addresses are compared in: UTF-8 decoded, full-width folded, Latin
 // lower-cased, and Chinese numerals written in Arabic digits, so 八号楼 and 8号楼, 二十三栋
-// and 23栋 compare equal. Throws Error on invalid UTF-8.
+// and 23栋, 一百零八号 and 108号, 壹号 and 1号 compare equal. Throws Error on invalid UTF-8.
 std::u32string folded(std::string_view utf8);
 
 // Building words in one form: 8栋, 8幢, 8座 and 8号楼 all become 8#, and 号院 becomes 院.
