@@ -11,7 +11,8 @@ Blanks between two digits or Latin letters can carry meaning (1 2号 is not 12�
 never inserted. With --kind variants it gets the spellings real files mix for one meaning
 (what the `fold_variants` normalization folds): a character's traditional form (any of
 them, from src/text/traditional_chars.inc), a lone digit circled (8 -> ⑧), 号 after a
-number as #, dash and bracket variants, and quotes, a full stop or a comma around it.
+number as #, dash and bracket variants, a dot between two Chinese characters (三一·新境界),
+and quotes, a full stop or a comma around it.
 
     /usr/bin/python3 tools/bench/noise_invariance.py ../shared/data/ccks2021_address_relevance/pairs.tsv \
         [--kind blanks|variants] [--geoalign build/release/geoalign] [--model models/default] [--precision fp32]
@@ -33,6 +34,7 @@ for _t, _s in address_normalizer.SIMPLIFIED.items():
 DASHES = ["—", "–", "―", "−", "‐"]
 BRACKETS = [("【", "】"), ("[", "]"), ("「", "」"), ("〔", "〕")]
 WRAPPERS = [("", ""), ("“", "”"), ('"', '"'), ("", "。"), ("", "，"), ("'", "'")]
+NAME_DOTS = ["·", "•", "・", "."]
 INVISIBLE = ["\u200b", "\ufeff"]
 BLANKS = ["\u00a0", "\u3000", " "]
 
@@ -56,7 +58,8 @@ def add_noise(text, rng, rate):
 
 
 def add_variants(text, rng, rate):
-    """Each variant at `rate` times five: these are rarer in a text than places for a blank."""
+    """Each variant at `rate` times five (these are rarer in a text than places for a blank), a
+    dot between two Chinese characters at `rate`."""
     p = min(1.0, rate * 5)
     opening = rng.choice(BRACKETS)
     out = []
@@ -74,6 +77,8 @@ def add_variants(text, rng, rate):
             out.append(opening[0] if c == "(" else opening[1])
         else:
             out.append(c)
+        if is_cjk(c) and i + 1 < len(text) and is_cjk(text[i + 1]) and rng.random() < rate:
+            out.append(rng.choice(NAME_DOTS))
     head, tail = rng.choice(WRAPPERS)
     return head + "".join(out) + tail
 

@@ -3,7 +3,7 @@
 --without-encoder its rerank head (rerank_head.json).
 
     /usr/bin/python3 tools/train/train_match_head.py [--model models/default] [--geoalign build/release/geoalign]
-                                                     [--without-encoder] [--cv]
+                                                     [--without-encoder] --cv [--fit-on all|train]
 
 The head sees, for each pair, what `geoalign features --model` computes in C++ (string measures,
 element-by-element comparisons of the two parses, which elements of each address the other
@@ -17,7 +17,7 @@ Steps (fixed seeds):
      `geoalign term-weights`;
   1. features and encoder probabilities for every CCKS and Shenzhen pair, from the C++
      binary itself, so training sees exactly what inference computes;
-  2. trees fitted on the CCKS train split plus the Shenzhen train split at a low weight
+  2. trees fitted on every CCKS pair plus every Shenzhen pair at a low weight
      (0.1: it buys binary accuracy at a small cost on the three classes). Shenzhen labels
      only say same place or not: its non-matches join as not_match, and its matches take
      partial_match or exact_match from a first model fitted on CCKS alone (they are not
@@ -26,10 +26,16 @@ Steps (fixed seeds):
      which the CCKS pairs, each drawn from one city, almost never show, one address with
      and without its admin prefix, and one address with its district swapped for
      another of its city);
-  3. per-class logit offsets tuned on the dev split for macro-F1, folded into the bias;
+  3. 5-fold cross-validation (folds by a hash of the query address; the Shenzhen pairs are
+     folded the same way) gives every pair a prediction from a head that never saw it:
+     the per-class logit offsets are tuned on those for macro-F1 and folded into the
+     bias, and they are the only figures reported;
   4. export to MODEL/match_head.json, then a check that geoalign's own scores equal
-     scikit-learn's probabilities on the test split, and dev/test/Shenzhen figures
-     written to MODEL/TRAINING.txt (replacing an earlier head's).
+     scikit-learn's probabilities, and the figures written to MODEL/TRAINING.txt
+     (replacing an earlier head's).
+--fit-on train fits on the train splits instead (CCKS and Shenzhen), tunes the offsets on
+the dev split and reports the dev and test splits: for measuring anything on those splits
+(search recall, dedup against direct scoring), which a head fitted on all pairs has seen.
 --without-encoder trains the rerank head the same way on the pair features alone, for
 search rerank and deduplication, which score far more pairs than the encoder can: it
 keeps MODEL/term_weights.tsv as it is (the match head reads it too; train that first),
@@ -39,8 +45,8 @@ region) in both orders, (a, b) and (b, a): dedup scores each pair both ways and 
 and a head trained only on (query, candidate) read the swapped CCKS pairs at 0.626 macro-F1
 against 0.699 (5-fold CV). --cv reports the file's order, the swapped one and their mean,
 and writes into the head dedup's default threshold for the merge rule exact: the link at
-which pairwise F1 over the CCKS pairs is best out of fold, both orders averaged (without
---cv the head has none, and dedup merges at 0.5).
+which pairwise F1 over the CCKS pairs is best out of fold, both orders averaged (with
+--fit-on train and without --cv the head has none, and dedup merges at 0.5).
 Needs python3-sklearn (tools/train/setup.sh) and ../shared/data.
 """
 import argparse
@@ -220,28 +226,41 @@ def link_thresholds(y, oof, oof_swapped, offsets):
     return {"exact": chosen}, report
 
 
-def cross_validated(new_model, X, X_swapped, y, groups, extra, both_orders, offsets):
+class OutOfFold(NamedTuple):
+    """Log-probabilities of every CCKS pair from the fold that did not see it, in the file's
+    order and swapped; of every Shenzhen pair where its pairs are folded too (else None)."""
+    given: np.ndarray
+    swapped: np.ndarray
+    shenzhen: np.ndarray
+
+
+def cross_validated(new_model, X, X_swapped, y, groups, extra_for, both_orders, shenzhen=None):
     """Out-of-fold predictions over all CCKS pairs (X_swapped: the same pairs with the two addresses
     swapped); offsets tuned once on all of them. Reported for the file's order, the swapped
-    order, and the mean of both (what dedup scores); then dedup's link thresholds chosen on
-    them with the shipped offsets. Returns (thresholds per merge rule, report)."""
+    order, and the mean of both (what dedup scores). extra_for(k): the same-place pairs that
+    fold k fits with; shenzhen: (X, folds) of Shenzhen pairs to predict out of fold too, when
+    extra_for leaves fold k's out. Returns (OutOfFold, report)."""
     oof, oof_reversed = np.zeros((len(y), 3)), np.zeros((len(y), 3))
+    oof_shenzhen = np.zeros((len(shenzhen[0]), 3)) if shenzhen is not None else None
     for k in range(5):
         fit, held = groups != k, groups == k
-        m = fit_head(new_model, X[fit], y[fit], extra, X_swapped[fit] if both_orders else None)
+        m = fit_head(new_model, X[fit], y[fit], extra_for(k), X_swapped[fit] if both_orders else None)
         oof[held] = np.log(m.predict_proba(X[held]) + 1e-9)
         oof_reversed[held] = np.log(m.predict_proba(X_swapped[held]) + 1e-9)
+        if shenzhen is not None:
+            held_s = shenzhen[1] == k
+            oof_shenzhen[held_s] = np.log(m.predict_proba(shenzhen[0][held_s]) + 1e-9)
     lines = []
     for name, scores in (("file order", oof), ("swapped", oof_reversed),
                          ("mean of both orders", np.log((np.exp(oof) + np.exp(oof_reversed)) / 2))):
         raw = data.macro_f1(y, scores.argmax(1))[0]
         tuned, a, b = tune_offsets(y, scores)
         folds = [data.macro_f1(y[groups == k], (scores[groups == k] + [0, a, b]).argmax(1))[0] for k in range(5)]
-        lines.append(f"  5-fold CV over all {len(y)} CCKS pairs, {name} (+ Shenzhen train and region pairs in every "
+        others = "Shenzhen pairs of the other folds" if shenzhen is not None else "Shenzhen train"
+        lines.append(f"  5-fold CV over all {len(y)} CCKS pairs, {name} (+ {others} and region pairs in every "
                      f"fold): macro-F1 {raw:.4f} at argmax, {tuned:.4f} with offsets ({a}, {b}); per fold "
                      f"{[round(f, 4) for f in folds]}\n")
-    thresholds, report = link_thresholds(y, oof, oof_reversed, offsets)
-    return thresholds, "".join(lines) + report
+    return OutOfFold(oof, oof_reversed, oof_shenzhen), "".join(lines)
 
 
 def binary_f1(gold, match):
@@ -278,8 +297,17 @@ def main():
                          "the match head)")
     ap.add_argument("--without-encoder", action="store_true",
                     help="train the rerank head (rerank_head.json) on the pair features alone")
+    ap.add_argument("--fit-on", choices=["all", "train"], default="all",
+                    help="all: the shipped head learns every labelled CCKS and Shenzhen pair, its offsets are tuned "
+                         "out of fold, and only cross-validated figures are reported (needs --cv); train: the "
+                         "train splits only, offsets tuned on the dev split, figures on the dev and test splits, "
+                         "for measuring on those splits")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
+    if args.fit_on == "all" and not args.cv:
+        ap.error("--fit-on all tunes its offsets out of fold and reports only cross-validated figures: add --cv "
+                 "(or --fit-on train)")
+    fit_all = args.fit_on == "all"
     start = time.time()
     with_encoder = not args.without_encoder
     both_orders = (args.orders or ("given" if with_encoder else "both")) == "both"
@@ -313,7 +341,7 @@ def main():
 
         X, y, split, names, groups = table(data.CCKS)
         X_swapped = swapped_features(data.CCKS, len(X)) if both_orders or args.cv else X[:0]
-        Xs, ys, split_s, _, _ = table(data.SHENZHEN)
+        Xs, ys, split_s, _, folds_s = table(data.SHENZHEN)
         Xs_swapped = swapped_features(data.SHENZHEN, len(Xs)) if both_orders else Xs[:0]
         Xr, yr = np.zeros((0, X.shape[1]), dtype=X.dtype), np.zeros(0, dtype=y.dtype)
         Xr_swapped = Xr
@@ -334,24 +362,42 @@ def main():
 
     sz_train = split_s == "train"
 
-    def same_place(Xs_, Xr_):
-        return [(Xs_[sz_train], ys[sz_train], np.full(int(sz_train.sum()), args.shenzhen_weight)),
-                (Xr_, yr, np.full(len(yr), args.region_weight))]
-    extra = (SamePlacePairs.in_both_orders(same_place(Xs, Xr), same_place(Xs_swapped, Xr_swapped)) if both_orders
-             else SamePlacePairs.join(same_place(Xs, Xr)))
-    clf = fit_head(new_model, X[train], y[train], extra, X_swapped[train] if both_orders else None)
+    def extra_with(sz):
+        """The same-place pairs a fit adds: the Shenzhen pairs where sz holds, and the region pairs."""
+        def parts(Xs_, Xr_):
+            return [(Xs_[sz], ys[sz], np.full(int(sz.sum()), args.shenzhen_weight)),
+                    (Xr_, yr, np.full(len(yr), args.region_weight))]
+        return (SamePlacePairs.in_both_orders(parts(Xs, Xr), parts(Xs_swapped, Xr_swapped)) if both_orders
+                else SamePlacePairs.join(parts(Xs, Xr)))
+    fitted = np.ones(len(y), dtype=bool) if fit_all else train
+    clf = fit_head(new_model, X[fitted], y[fitted], extra_with(np.ones(len(ys), dtype=bool) if fit_all else sz_train),
+                   X_swapped[fitted] if both_orders else None)
 
-    best = tune_offsets(y[dev], np.log(clf.predict_proba(X[dev]) + 1e-9))
+    cv_report = ""
+    if args.cv:
+        # With --fit-on all the Shenzhen pairs are folded like the CCKS ones, so that they too
+        # get figures from heads that never saw them.
+        extra_for = (lambda k: extra_with(folds_s != k)) if fit_all else (lambda k: extra_with(sz_train))
+        oof, cv_report = cross_validated(new_model, X, X_swapped, y, groups, extra_for, both_orders,
+                                         (Xs, folds_s) if fit_all else None)
+    if fit_all:
+        best = tune_offsets(y, oof.given)
+        where_tuned = "out of fold over all CCKS pairs"
+    else:
+        best = tune_offsets(y[dev], np.log(clf.predict_proba(X[dev]) + 1e-9))
+        where_tuned = "on dev"
     offsets = [0.0, best[1], best[2]]
 
     bias, trees = export_trees(clf, offsets)
     head = {"format": "geoalign-match-head-1", "parser": args.parser, "term_weights": WEIGHTS_FILE, "features": names,
             "classes": data.LABELS, "bias": bias, "trees": trees}
-    cv_report = ""
     if args.cv:
         # dedup's default threshold per merge rule; without --cv the head has none and dedup uses 0.5.
-        head["link_thresholds"], cv_report = cross_validated(new_model, X, X_swapped, y, groups, extra, both_orders,
-                                                             np.array(offsets))
+        head["link_thresholds"], report = link_thresholds(y, oof.given, oof.swapped, np.array(offsets))
+        cv_report += report
+        if fit_all:
+            sz_f1 = binary_f1(ys, ((oof.shenzhen + offsets).argmax(1) > 0).astype(int))
+            cv_report += f"  shenzhen out of fold: binary F1 {sz_f1:.4f} ({len(ys)} pairs, partial or exact = match)\n"
     with open(os.path.join(args.model, head_file), "w", encoding="utf-8") as f:
         json.dump(head, f, separators=(",", ":"))
 
@@ -379,14 +425,18 @@ def main():
     theirs /= theirs.sum(1, keepdims=True)
     max_diff = float(np.abs(ours - theirs).max())
 
-    report = (f"{title}: {len(trees)} trees on {len(names)} features, trained on {int(train.sum())} CCKS train pairs "
-              f"{'in both orders ' if both_orders else ''}"
-              f"+ {int(sz_train.sum())} Shenzhen train pairs (weight {args.shenzhen_weight}) + {len(yr)} region "
-              f"pairs (weight {args.region_weight}) in {time.time() - start:.0f} s, term weights over {documents} addresses, seed {args.seed}; offsets {offsets[1:]} (partial, exact) tuned on dev\n"
-              f"  ccks dev: macro-F1 {dev_f1:.4f} per class {[round(c, 4) for c in dev_classes]} ({int(dev.sum())} pairs)\n"
-              f"  ccks test: macro-F1 {test_f1:.4f} per class {[round(c, 4) for c in test_classes]} ({int(test.sum())} pairs)\n"
-              f"  shenzhen test: binary F1 {sz_f1:.4f} ({int(sz_test.sum())} pairs, partial or exact = match)\n"
-              f"  geoalign vs scikit-learn probabilities on ccks test: max |diff| {max_diff:.2e}\n")
+    which_pairs = "all" if fit_all else "train"
+    report = (f"{title}: {len(trees)} trees on {len(names)} features, trained on {int(fitted.sum())} CCKS {which_pairs} "
+              f"pairs {'in both orders ' if both_orders else ''}"
+              f"+ {len(ys) if fit_all else int(sz_train.sum())} Shenzhen {which_pairs} pairs (weight "
+              f"{args.shenzhen_weight}) + {len(yr)} region pairs (weight {args.region_weight}) in "
+              f"{time.time() - start:.0f} s, term weights over {documents} addresses, seed {args.seed}; offsets "
+              f"{offsets[1:]} (partial, exact) tuned {where_tuned}\n")
+    if not fit_all:
+        report += (f"  ccks dev: macro-F1 {dev_f1:.4f} per class {[round(c, 4) for c in dev_classes]} ({int(dev.sum())} pairs)\n"
+                   f"  ccks test: macro-F1 {test_f1:.4f} per class {[round(c, 4) for c in test_classes]} ({int(test.sum())} pairs)\n"
+                   f"  shenzhen test: binary F1 {sz_f1:.4f} ({int(sz_test.sum())} pairs, partial or exact = match)\n")
+    report += f"  geoalign vs scikit-learn probabilities on ccks test: max |diff| {max_diff:.2e}\n"
     report += cv_report
     print(report, end="")
     # Other sections (the encoder's, the other heads') stay; an earlier report of this
