@@ -10,9 +10,10 @@
    with each merge rule: a labelled match is a true positive when both addresses land in one
    cluster (pairwise precision, recall, F1, and candidate recall).
 Labels: 2 = match, 0 = non-match, 1 ignored when the file has a 2 (CCKS); else 1 = match.
---split keeps only the pairs of one split of tools/train/data.py (the heads train on the
-train split, so their figures on all pairs are partly on pairs they learnt): the figure
-to expect on pairs never seen.
+--split keeps only the pairs of one split of tools/train/data.py: with heads fitted on the
+train split (`tools/train/train_match_head.py --fit-on train`, in a copy of the folder
+given as --model), the figure to expect on pairs never seen. The shipped heads are fitted
+on every pair, so on them every split reads as pairs they learnt.
 """
 import argparse, os, re, subprocess, sys, tempfile
 
