@@ -42,6 +42,7 @@ long unit_numeral_value(std::u32string_view run) {
     if (const int unit = numeral_unit(run[i]); unit > 0) {
       if (unit >= last_unit) return -1;
       if (digit < 0 && !(unit == 10 && i == 0)) return -1;
+      if (zero && unit * 10 >= last_unit) return -1;  // 零 stands for a skipped place: 一千零五十, not 一千零五百
       value += (digit < 0 ? 1 : digit) * unit;
       last_unit = unit;
       digit = -1;
@@ -55,6 +56,7 @@ long unit_numeral_value(std::u32string_view run) {
       digit = d;
     }
   }
+  if (zero && digit < 0) return -1;  // 一百零
   if (digit >= 0) {
     // 一百零二 is 102, 一百二 is 120: a last digit right after a unit counts a tenth of it.
     value += last_unit == 10000 || zero || last_unit == 10 ? digit : digit * (last_unit / 10);
@@ -80,6 +82,29 @@ void plain_capital_numerals(std::u32string& s) {
   }
 }
 
+// A run of digits and units in Arabic digits where it reads as a number. Where it does not
+// and holds 百 or 千, the parts around them are read alone, so 五一百货 is 51百货, as it was
+// before 百 and 千 were read.
+void append_numeral(std::u32string_view run, bool hundreds, std::u32string& out) {
+  const auto is_unit = [&](char32_t c) { return c == U'十' || (hundreds && numeral_unit(c) > 0); };
+  if (std::none_of(run.begin(), run.end(), is_unit)) {
+    for (const char32_t c : run) out += numeral_unit(c) > 0 ? c : static_cast<char32_t>(U'0' + chinese_digit(c));
+  } else if (const long value = unit_numeral_value(run); value >= 0) {
+    for (const char c : std::to_string(value)) out += static_cast<char32_t>(c);
+  } else if (hundreds) {
+    std::size_t begin = 0;
+    for (std::size_t k = 0; k <= run.size(); ++k) {
+      if (k == run.size() || run[k] == U'百' || run[k] == U'千') {
+        append_numeral(run.substr(begin, k - begin), false, out);
+        if (k < run.size()) out += run[k];
+        begin = k + 1;
+      }
+    }
+  } else {
+    out += run;
+  }
+}
+
 // Chinese numerals to Arabic: forms with units up to 9,999 (二十三, 一百零八), and
 // digit-by-digit runs (一二〇 -> 120).
 std::u32string arabic_numerals(const std::u32string& s) {
@@ -87,20 +112,12 @@ std::u32string arabic_numerals(const std::u32string& s) {
   std::size_t i = 0;
   while (i < s.size()) {
     std::size_t j = i;
-    bool units = false;
-    for (; j < s.size() && (chinese_digit(s[j]) >= 0 || numeral_unit(s[j]) > 0); ++j) units |= numeral_unit(s[j]) > 0;
+    while (j < s.size() && (chinese_digit(s[j]) >= 0 || numeral_unit(s[j]) > 0)) ++j;
     if (j == i) {
       out += s[i++];
       continue;
     }
-    const std::u32string_view run(s.data() + i, j - i);
-    if (!units) {
-      for (const char32_t c : run) out += static_cast<char32_t>(U'0' + chinese_digit(c));
-    } else if (const long value = unit_numeral_value(run); value >= 0) {
-      for (const char c : std::to_string(value)) out += static_cast<char32_t>(c);
-    } else {
-      out += run;
-    }
+    append_numeral(std::u32string_view(s.data() + i, j - i), true, out);
     i = j;
   }
   return out;

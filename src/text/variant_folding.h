@@ -24,7 +24,8 @@ char32_t fold_bracket(char32_t c);
 // - '#' right after a digit to 号 (3#楼 -> 3号楼);
 // - a run of '-' to one;
 // - a dot between two Chinese characters dropped (· • ‧ ∙ ・ ･ and '.': 三一·新境界 is
-//   三一新境界);
+//   三一新境界; a decimal in Chinese numerals, 三.五层, goes too, but addresses write those
+//   in digits);
 // - at the start, quotes and punctuation (。，,、;；:：.!！?？"'`“”‘’«»·•…_) dropped; at the
 //   end those and '-' ("-1层" is a basement, "12号-" a stray dash). An address that is
 //   nothing but such characters stays as it is: a placeholder row, not an empty one.

@@ -10,10 +10,11 @@
    with each merge rule: a labelled match is a true positive when both addresses land in one
    cluster (pairwise precision, recall, F1, and candidate recall).
 Labels: 2 = match, 0 = non-match, 1 ignored when the file has a 2 (CCKS); else 1 = match.
---split keeps only the pairs of one split of tools/train/data.py: with heads fitted on the
-train split (`tools/train/train_match_head.py --fit-on train`, in a copy of the folder
-given as --model), the figure to expect on pairs never seen. The shipped heads are fitted
-on every pair, so on them every split reads as pairs they learnt.
+--split keeps only the pairs of one split of tools/train/data.py: the figure to expect on
+pairs never seen, for dedup (the rerank head is fitted on the train split). Direct
+scoring uses the match head, which is fitted on every pair: for an unseen direct figure,
+give as --model a copy of the folder whose match head is retrained with
+`tools/train/train_match_head.py --fit-on train`.
 """
 import argparse, os, re, subprocess, sys, tempfile
 

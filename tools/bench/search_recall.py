@@ -7,9 +7,8 @@ whose partner is among the query's top k results (the query's own record not cou
 
 PAIRS: addr1<TAB>addr2<TAB>label with 2 = exact_match (CCKS) or 1 = match when no label is 2
 (Shenzhen). --split keeps only queries from one split of tools/train/data.py, to report an
-unseen figure beside the full one with heads fitted on the train split
-(`tools/train/train_match_head.py --fit-on train` in a copy of the model folder, given as
---model; the shipped heads are fitted on every pair).
+unseen figure beside the full one: search reranks with the rerank head, which is fitted on
+the train split (`tools/train/train_match_head.py --without-encoder`).
 Without --index the index is built in a temporary folder.
 """
 import argparse, collections, json, os, subprocess, sys, tempfile, time
