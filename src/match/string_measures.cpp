@@ -86,9 +86,8 @@ void plain_capital_numerals(std::u32string& s) {
 // and holds 百 or 千, the parts around them are read alone, so 五一百货 is 51百货, as it was
 // before 百 and 千 were read.
 void append_numeral(std::u32string_view run, bool hundreds, std::u32string& out) {
-  const auto is_unit = [&](char32_t c) { return c == U'十' || (hundreds && numeral_unit(c) > 0); };
-  if (std::none_of(run.begin(), run.end(), is_unit)) {
-    for (const char32_t c : run) out += numeral_unit(c) > 0 ? c : static_cast<char32_t>(U'0' + chinese_digit(c));
+  if (std::none_of(run.begin(), run.end(), [](char32_t c) { return numeral_unit(c) > 0; })) {
+    for (const char32_t c : run) out += static_cast<char32_t>(U'0' + chinese_digit(c));
   } else if (const long value = unit_numeral_value(run); value >= 0) {
     for (const char c : std::to_string(value)) out += static_cast<char32_t>(c);
   } else if (hundreds) {

@@ -34,7 +34,7 @@ for _t, _s in address_normalizer.SIMPLIFIED.items():
 DASHES = ["—", "–", "―", "−", "‐"]
 BRACKETS = [("【", "】"), ("[", "]"), ("「", "」"), ("〔", "〕")]
 WRAPPERS = [("", ""), ("“", "”"), ('"', '"'), ("", "。"), ("", "，"), ("'", "'")]
-NAME_DOTS = ["·", "•", "・", "."]
+NAME_DOTS = sorted(address_normalizer.NAME_DOTS)
 INVISIBLE = ["\u200b", "\ufeff"]
 BLANKS = ["\u00a0", "\u3000", " "]
 

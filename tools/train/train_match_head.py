@@ -236,6 +236,7 @@ class OutOfFold(NamedTuple):
     given: np.ndarray
     swapped: np.ndarray
     shenzhen: Optional[np.ndarray]
+    offsets: list  # [0, partial, exact]: the macro-F1 offsets tuned on `given`
 
 
 def cross_validated(new_model, X, X_swapped, y, groups, extra_for, both_orders, shenzhen=None):
@@ -254,17 +255,18 @@ def cross_validated(new_model, X, X_swapped, y, groups, extra_for, both_orders, 
         if shenzhen is not None:
             held_s = shenzhen[1] == k
             oof_shenzhen[held_s] = np.log(m.predict_proba(shenzhen[0][held_s]) + 1e-9)
-    lines = []
+    lines, offsets = [], None
     for name, scores in (("file order", oof), ("swapped", oof_reversed),
                          ("mean of both orders", np.log((np.exp(oof) + np.exp(oof_reversed)) / 2))):
         raw = data.macro_f1(y, scores.argmax(1))[0]
         tuned, a, b = tune_offsets(y, scores)
+        offsets = offsets or [0.0, a, b]  # the file's order comes first
         folds = [data.macro_f1(y[groups == k], (scores[groups == k] + [0, a, b]).argmax(1))[0] for k in range(5)]
         others = "Shenzhen pairs of the other folds" if shenzhen is not None else "Shenzhen train"
         lines.append(f"  5-fold CV over all {len(y)} CCKS pairs, {name} (+ {others} and region pairs in every "
                      f"fold): macro-F1 {raw:.4f} at argmax, {tuned:.4f} with offsets ({a}, {b}); per fold "
                      f"{[round(f, 4) for f in folds]}\n")
-    return OutOfFold(oof, oof_reversed, oof_shenzhen), "".join(lines)
+    return OutOfFold(oof, oof_reversed, oof_shenzhen, offsets), "".join(lines)
 
 
 def binary_f1(gold, match):
@@ -372,24 +374,21 @@ def main():
                     (Xr_, yr, np.full(len(yr), args.region_weight))]
         return (SamePlacePairs.in_both_orders(parts(Xs, Xr), parts(Xs_swapped, Xr_swapped)) if both_orders
                 else SamePlacePairs.join(parts(Xs, Xr)))
-    fitted = np.ones(len(y), dtype=bool) if fit_all else train
-    clf = fit_head(new_model, X[fitted], y[fitted], extra_with(np.ones(len(ys), dtype=bool) if fit_all else sz_train),
-                   X_swapped[fitted] if both_orders else None)
+    fitted, sz_fitted = (np.ones(len(y), dtype=bool), np.ones(len(ys), dtype=bool)) if fit_all else (train, sz_train)
+    clf = fit_head(new_model, X[fitted], y[fitted], extra_with(sz_fitted), X_swapped[fitted] if both_orders else None)
 
     cv_report = ""
     if args.cv:
         # With --fit-on all the Shenzhen pairs are folded like the CCKS ones, so that they too
         # get figures from heads that never saw them.
-        extra_for = (lambda k: extra_with(folds_s != k)) if fit_all else (lambda k: extra_with(sz_train))
+        extra_for = (lambda k: extra_with(folds_s != k)) if fit_all else (lambda k: extra_with(sz_fitted))
         oof, cv_report = cross_validated(new_model, X, X_swapped, y, groups, extra_for, both_orders,
                                          (Xs, folds_s) if fit_all else None)
     if fit_all:
-        best = tune_offsets(y, oof.given)
-        where_tuned = "out of fold over all CCKS pairs"
+        offsets, where_tuned = oof.offsets, "out of fold over all CCKS pairs"
     else:
-        best = tune_offsets(y[dev], np.log(clf.predict_proba(X[dev]) + 1e-9))
-        where_tuned = "on dev"
-    offsets = [0.0, best[1], best[2]]
+        _, a, b = tune_offsets(y[dev], np.log(clf.predict_proba(X[dev]) + 1e-9))
+        offsets, where_tuned = [0.0, a, b], "on dev"
 
     bias, trees = export_trees(clf, offsets)
     head = {"format": "geoalign-match-head-1", "parser": args.parser, "term_weights": WEIGHTS_FILE, "features": names,
@@ -427,7 +426,7 @@ def main():
     which_pairs = "all" if fit_all else "train"
     report = (f"{title}: {len(trees)} trees on {len(names)} features, trained on {int(fitted.sum())} CCKS {which_pairs} "
               f"pairs {'in both orders ' if both_orders else ''}"
-              f"+ {len(ys) if fit_all else int(sz_train.sum())} Shenzhen {which_pairs} pairs (weight "
+              f"+ {int(sz_fitted.sum())} Shenzhen {which_pairs} pairs (weight "
               f"{args.shenzhen_weight}) + {len(yr)} region pairs (weight {args.region_weight}) in "
               f"{time.time() - start:.0f} s, term weights over {documents} addresses, seed {args.seed}; offsets "
               f"{offsets[1:]} (partial, exact) tuned {where_tuned}\n")
