@@ -14,7 +14,7 @@ seed() {  # name, then seed files
   mkdir -p "$dir"
   for f in "$@"; do cp "$f" "$dir/"; done
 }
-seed fuzz_tokenizer "$root/examples/sample_pairs.tsv"
+seed fuzz_tokenizer "$root/examples/sample_pairs.tsv" "$root/tests/fixtures/annotated_addresses.txt"
 seed fuzz_pair_reader "$root/examples/sample_pairs.tsv"
 seed fuzz_safetensors "$root/tests/fixtures/tiny_bert/model.safetensors"
 seed fuzz_parser "$root/examples/sample_pairs.tsv"

@@ -105,13 +105,16 @@ TEST(ModelConfig, AFolderInPlaceOfTheFileIsAClearError) {
 TEST(ModelConfig, ReadsGeoalignSettingsAndTokenizerConfig) {
   TempDir dir;
   auto c = base_config();
-  c["geoalign"] = {{"normalize", {{"fullwidth_to_halfwidth", true}, {"clean_whitespace", true}}}, {"max_length", 64}};
+  c["geoalign"] = {{"normalize", {{"fullwidth_to_halfwidth", true}, {"clean_whitespace", true}, {"drop_annotations", true}}},
+                   {"max_length", 64}};
   write_file(dir / "config.json", c.dump());
   write_file(dir / "tokenizer_config.json", R"({"do_lower_case": false, "strip_accents": true})");
   const ModelConfig m = load_model_config(dir.path());
   EXPECT_TRUE(m.settings.normalize.fullwidth_to_halfwidth);
   EXPECT_TRUE(m.settings.normalize.clean_whitespace);
   EXPECT_FALSE(m.settings.normalize.traditional_to_simplified);
+  EXPECT_FALSE(m.settings.normalize.fold_variants);
+  EXPECT_TRUE(m.settings.normalize.drop_annotations);
   EXPECT_EQ(m.settings.max_length, 64u);
   EXPECT_FALSE(m.tokenizer.do_lower_case);
   EXPECT_EQ(m.tokenizer.strip_accents, true);

@@ -3,7 +3,9 @@
 // ideographic or ASCII blanks between Chinese characters and at the ends; and again with
 // the variant spellings real files mix (traditional characters, circled digits, 3# for
 // 3号, dash and bracket variants, a dot inside a name as in 三一·新境界, quotes and a full
-// stop around the address). It must give the same label and probabilities. On a sample of
+// stop around the address); and again with what an order adds beside an address (a phone
+// number, the recipient's name, a postcode, a field label, a landmark hint in brackets).
+// It must give the same label and probabilities. On a sample of
 // the real pairs in ../shared/data when it is there, else on hand-written pairs.
 #include <gtest/gtest.h>
 
@@ -105,6 +107,27 @@ std::string add_variants(const std::string& address, std::mt19937& rng) {
   return text::encode_utf8(wrap[0] + out + wrap[1]);
 }
 
+// One thing that is not part of the address, before or after it.
+std::string add_annotation(const std::string& address, std::mt19937& rng) {
+  static const char* const kPhones[] = {"13812345678", "159-0123-4567", "+86 186 1234 5678", "电话:025-84561234",
+                                        "手机：(0571)88881234", "Tel:0755-2345678转801"};
+  static const char* const kNames[] = {"张三", "李小明", "欧阳娜"};
+  static const char* const kSeparators[] = {" ", ",", "，", ";"};
+  const auto pick = [&](const auto& options) {
+    return std::string(options[std::uniform_int_distribution<std::size_t>(0, std::size(options) - 1)(rng)]);
+  };
+  const std::string sep = pick(kSeparators), phone = pick(kPhones), name = pick(kNames);
+  switch (std::uniform_int_distribution<int>(0, 6)(rng)) {
+    case 0: return address + sep + phone;
+    case 1: return name + sep + phone + sep + address;
+    case 2: return address + sep + phone + sep + name;
+    case 3: return address + sep + "收件人:" + name;
+    case 4: return address + "邮编210000";
+    case 5: return "收货地址：" + address;
+    default: return address + "（近新街口）";
+  }
+}
+
 using Noise = std::string (*)(const std::string&, std::mt19937&);
 
 void expect_same_decisions(Precision precision, Noise noise) {
@@ -131,6 +154,8 @@ class NoiseInvariance : public ::testing::TestWithParam<Precision> {};
 TEST_P(NoiseInvariance, NoiseChangesNoDecision) { expect_same_decisions(GetParam(), add_noise); }
 
 TEST_P(NoiseInvariance, VariantSpellingsChangeNoDecision) { expect_same_decisions(GetParam(), add_variants); }
+
+TEST_P(NoiseInvariance, AnnotationsChangeNoDecision) { expect_same_decisions(GetParam(), add_annotation); }
 
 INSTANTIATE_TEST_SUITE_P(Precisions, NoiseInvariance, ::testing::Values(Precision::FP32, Precision::Auto),
                          [](const auto& param_info) { return param_info.param == Precision::FP32 ? "fp32" : "auto"; });

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "text/normalize.h"
 #include "text/utf8.h"
 
@@ -82,6 +84,51 @@ TEST(AddressNormalizer, DropsADotThatJoinsTheWordsOfAName) {
   EXPECT_EQ(n.normalize("三一··新境界"), "三一··新境界");
 }
 
+// What an order or a contact card adds to an address is not part of it.
+TEST(AddressNormalizer, DropsPhonesNamesPostcodesAndHints) {
+  const AddressNormalizer n(NormalizeOptions::addresses());
+  const std::string address = "南京市鼓楼区中山路100号";
+  for (const char* annotated :
+       {"南京市鼓楼区中山路100号 13812345678", "南京市鼓楼区中山路100号13812345678", "南京市鼓楼区中山路100号 138-1234-5678",
+        "南京市鼓楼区中山路100号 +86 138 1234 5678", "南京市鼓楼区中山路100号,8613812345678",
+        "南京市鼓楼区中山路100号 电话:025-84561234", "南京市鼓楼区中山路100号 (025)84561234",
+        "南京市鼓楼区中山路100号 0571-8888888转123", "南京市鼓楼区中山路100号 联系电话：400-123-4567",
+        "南京市鼓楼区中山路100号 张三 13812345678", "张三 13812345678 南京市鼓楼区中山路100号",
+        "南京市鼓楼区中山路100号，13812345678，欧阳娜", "张三13812345678,南京市鼓楼区中山路100号",
+        "南京市鼓楼区中山路100号 收件人:张三", "收货人：李小明 南京市鼓楼区中山路100号",
+        "南京市鼓楼区中山路100号邮编210000", "南京市鼓楼区中山路100号 邮政编码: 210000",
+        "收货地址：南京市鼓楼区中山路100号", "地址: 南京市鼓楼区中山路100号",
+        "南京市鼓楼区中山路100号（近新街口）", "南京市鼓楼区中山路100号【靠近地铁站】",
+        "南京市鼓楼区中山路100号(距地铁1号线200米)", "南京市鼓楼区中山路100号 手机 13812345678 张三"}) {
+    EXPECT_EQ(n.normalize(annotated), address) << annotated;
+  }
+  EXPECT_EQ(n.normalize("南京市鼓楼区中山路100号(近新街口)B座"), "南京市鼓楼区中山路100号B座");
+  EXPECT_EQ(n.normalize("A座, 13812345678, 3楼"), "A座,3楼");
+}
+
+// Only what cannot be part of the address goes: numbers that are no phone, a name glued to
+// the address, a place beside a phone, a bracket that is no hint, and a row with nothing else.
+TEST(AddressNormalizer, KeepsWhatCouldBeTheAddress) {
+  const AddressNormalizer n(NormalizeOptions::addresses());
+  EXPECT_EQ(n.normalize("中山路100号张三"), "中山路100号张三");
+  EXPECT_EQ(n.normalize("中山路138号"), "中山路138号");
+  EXPECT_EQ(n.normalize("中山路12345678901号"), "中山路12345678901号");
+  EXPECT_EQ(n.normalize("中山路100号13812345678901"), "中山路100号13812345678901");
+  EXPECT_EQ(n.normalize("中山路100号 23812345678"), "中山路100号23812345678");
+  EXPECT_EQ(n.normalize("中山路100号025-1234"), "中山路100号025-1234");
+  EXPECT_EQ(n.normalize("中山路100号(新街口)"), "中山路100号(新街口)");
+  EXPECT_EQ(n.normalize("中山路(近新街口"), "中山路(近新街口");
+  EXPECT_EQ(n.normalize("新地址:商城中路1号"), "新地址:商城中路1号");
+  EXPECT_EQ(n.normalize("邮编大厦3楼"), "邮编大厦3楼");
+  EXPECT_EQ(n.normalize("13812345678"), "13812345678");
+  EXPECT_EQ(n.normalize("(近新街口)"), "(近新街口)");
+  EXPECT_EQ(n.normalize("周六福 0755-2345678"), "周六福");  // a shop, not a name, when it is all there is
+  // A place word last, or no common surname first: a place, not a name.
+  EXPECT_EQ(n.normalize("中山路100号 13812345678 王府井"), "中山路100号王府井");
+  EXPECT_EQ(n.normalize("星巴克 13812345678 中山路100号"), "星巴克中山路100号");
+  EXPECT_EQ(n.normalize("中山路100号 13812345678 张家村"), "中山路100号张家村");
+}
+
 // A row of nothing but noise is a placeholder, and stays one rather than becoming blank.
 TEST(AddressNormalizer, FoldingNeverEmptiesAnAddress) {
   const AddressNormalizer n(NormalizeOptions::addresses());
@@ -104,9 +151,29 @@ TEST(AddressNormalizer, NormalizingTwiceChangesNothing) {
   const AddressNormalizer n(NormalizeOptions::addresses());
   for (const char* text : {"“蓮湖區⑧#樓——【A】。”", "-_3#-", "⑩#", "臺北市中山區民權東路", "3 − 4号", "Room 3 −",
                            "− 1层", "3 #楼", "1 — — 2号", "薴", "“。”", "A ’B 。", " - 3 # 。",
-                           "三一 · 新境界", "三一··新境界", "·三一·新·"}) {
+                           "三一 · 新境界", "三一··新境界", "·三一·新·",
+                           "张三 13812345678 中山路", "中山路(近(近新街口))", "邮编 邮编210000 210000",
+                           "地址:地址:中山路", "13812345678 13812345678"}) {
     const std::string once = n.normalize(text);
     EXPECT_EQ(n.normalize(once), once) << text;
+  }
+}
+
+// Texts strung together from the pieces that the folding and the annotation rules read, so
+// that one rule's change can make or break another's pattern.
+TEST(AddressNormalizer, NormalizingTwiceChangesNothingOnRandomPieces) {
+  const AddressNormalizer n(NormalizeOptions::addresses());
+  static const char* const kPieces[] = {
+      "138", "1234", "5678", "13812345678", "025", "-", "--", "—", " ", ",", "，", "(", ")", "【", "】", "近", "靠", "新街口",
+      "电话", "电", "话", ":", "：", "收件人", "邮编", "210000", "地址", "张三", "欧阳", "王", "路", "号", "#", "3", "·", "。",
+      "“", "”", "+86", "转", "\u200B", "\u3000", "Tel", "中山路100号", "⑧"};
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<std::size_t> piece(0, std::size(kPieces) - 1), length(1, 12);
+  for (int i = 0; i < 20000; ++i) {
+    std::string text;
+    for (std::size_t k = length(rng); k > 0; --k) text += kPieces[piece(rng)];
+    const std::string once = n.normalize(text);
+    ASSERT_EQ(n.normalize(once), once) << text;
   }
 }
 

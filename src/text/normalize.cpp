@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "geoalign/error.h"
+#include "text/annotations.h"
 #include "text/unicode.h"
 #include "text/utf8.h"
 #include "text/variant_folding.h"
@@ -61,13 +62,10 @@ AddressNormalizer::~AddressNormalizer() = default;
 AddressNormalizer::AddressNormalizer(AddressNormalizer&&) noexcept = default;
 AddressNormalizer& AddressNormalizer::operator=(AddressNormalizer&&) noexcept = default;
 
-std::string AddressNormalizer::normalize(std::string_view utf8) const {
-  if (!options_.any()) {
-    if (const auto bad = find_invalid_utf8(utf8)) throw Utf8Error(*bad, "invalid UTF-8 at byte " + std::to_string(*bad));
-    return std::string(utf8);
-  }
-  std::u32string text = decode_utf8(utf8);
-  if (options_.fullwidth_to_halfwidth) {
+namespace {
+
+void normalize_once(std::u32string& text, const NormalizeOptions& options) {
+  if (options.fullwidth_to_halfwidth) {
     for (char32_t& c : text) {
       if (c >= 0xFF01 && c <= 0xFF5E) {
         c -= 0xFEE0;
@@ -76,8 +74,11 @@ std::string AddressNormalizer::normalize(std::string_view utf8) const {
       }
     }
   }
-  if (options_.fold_variants) fold_variant_characters(text);
-  if (options_.clean_whitespace) {
+  if (options.fold_variants) fold_variant_characters(text);
+  // Before blank cleaning: the blanks between a name, a phone number and the address are
+  // what tell them apart.
+  if (options.drop_annotations) drop_annotations(text);
+  if (options.clean_whitespace) {
     std::u32string cleaned;
     cleaned.reserve(text.size());
     bool pending_space = false;
@@ -96,7 +97,31 @@ std::string AddressNormalizer::normalize(std::string_view utf8) const {
     }
     text = std::move(cleaned);
   }
-  if (options_.fold_variants) fold_variant_sequences(text);
+  if (options.fold_variants) fold_variant_sequences(text);
+}
+
+}  // namespace
+
+std::string AddressNormalizer::normalize(std::string_view utf8) const {
+  if (!options_.any()) {
+    if (const auto bad = find_invalid_utf8(utf8)) throw Utf8Error(*bad, "invalid UTF-8 at byte " + std::to_string(*bad));
+    return std::string(utf8);
+  }
+  std::u32string text = decode_utf8(utf8);
+  normalize_once(text, options_);
+  if (options_.drop_annotations) {
+    // Dropping one annotation can bring the text around it together into another
+    // (138(近X)12345678), and folding can complete one (138--1234--5678): again until
+    // nothing changes, so that normalizing twice gives what normalizing once gives. Each
+    // round only shortens the text, and a few always suffice on real text.
+    constexpr int kMaxRounds = 8;
+    for (int round = 0; round < kMaxRounds; ++round) {
+      std::u32string again = text;
+      normalize_once(again, options_);
+      if (again == text) break;
+      text = std::move(again);
+    }
+  }
   std::string out = encode_utf8(text);
   if (opencc_) out = opencc_->convert(out);
   return out;

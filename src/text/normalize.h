@@ -23,12 +23,18 @@ struct NormalizeOptions {
   // circled and superscript digits, dashes, brackets, 3# for 3号, punctuation and quotes
   // at the ends (text/variant_folding.h). Needs no OpenCC.
   bool fold_variants = false;
+  // Drops what people write beside an address that is not part of it: phone numbers, the
+  // recipient's name beside one, labelled postcodes and names, field labels, bracketed
+  // landmark hints such as (近新街口) (text/annotations.h).
+  bool drop_annotations = false;
 
-  bool any() const { return fullwidth_to_halfwidth || clean_whitespace || traditional_to_simplified || fold_variants; }
+  bool any() const {
+    return fullwidth_to_halfwidth || clean_whitespace || traditional_to_simplified || fold_variants || drop_annotations;
+  }
 
   // What geoalign's own models ask for, and what `parse` applies without a model.
   static NormalizeOptions addresses() {
-    return {.fullwidth_to_halfwidth = true, .clean_whitespace = true, .fold_variants = true};
+    return {.fullwidth_to_halfwidth = true, .clean_whitespace = true, .fold_variants = true, .drop_annotations = true};
   }
 };
 

@@ -1,9 +1,12 @@
 // libFuzzer: arbitrary bytes as an address pair. Invalid UTF-8 must raise Utf8Error;
-// anything else must encode within max_length without crashing.
+// anything else must encode within max_length without crashing, and the first address
+// must normalize (geoalign's own normalization) to a text that normalizing again leaves
+// as it is.
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
 
+#include "text/normalize.h"
 #include "text/utf8.h"
 #include "text/wordpiece_tokenizer.h"
 
@@ -22,6 +25,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (e.input_ids.size() > max_length || e.input_ids.size() != e.token_type_ids.size()) std::abort();
   } catch (const Utf8Error&) {
     if (find_invalid_utf8(a) == std::nullopt && find_invalid_utf8(b) == std::nullopt) std::abort();
+  }
+  static const AddressNormalizer normalizer(NormalizeOptions::addresses());
+  try {
+    const std::string once = normalizer.normalize(a);
+    if (normalizer.normalize(once) != once) std::abort();
+  } catch (const Utf8Error&) {
+    if (find_invalid_utf8(a) == std::nullopt) std::abort();
   }
   return 0;
 }

@@ -12,10 +12,14 @@ never inserted. With --kind variants it gets the spellings real files mix for on
 (what the `fold_variants` normalization folds): a character's traditional form (any of
 them, from src/text/traditional_chars.inc), a lone digit circled (8 -> ⑧), 号 after a
 number as #, dash and bracket variants, a dot between two Chinese characters (三一·新境界),
-and quotes, a full stop or a comma around it.
+and quotes, a full stop or a comma around it. With --kind annotations (what the
+`drop_annotations` normalization drops) one address of each pair, or both, gets what an
+order or a contact card adds beside an address: a phone number (mobile or landline, in
+the ways people write them, with or without a label), the recipient's name beside it, a
+labelled name or postcode, a field label, or a bracketed landmark hint, at either end.
 
     /usr/bin/python3 tools/bench/noise_invariance.py ../shared/data/ccks2021_address_relevance/pairs.tsv \
-        [--kind blanks|variants] [--geoalign build/release/geoalign] [--model models/default] [--precision fp32]
+        [--kind blanks|variants|annotations] [--geoalign build/release/geoalign] [--model models/default] [--precision fp32]
 """
 import argparse
 import os
@@ -83,6 +87,39 @@ def add_variants(text, rng, rate):
     return head + "".join(out) + tail
 
 
+PHONES = ["13812345678", "159-0123-4567", "+86 186 1234 5678", "8613712345678", "025-84561234", "(0571)88881234",
+          "0755-2345678转801", "400-820-8820"]
+PHONE_LABELS = ["", "", "电话:", "手机：", "联系电话 ", "Tel:"]
+NAMES = ["张三", "李小明", "王芳", "刘洋", "陈静", "欧阳娜", "赵磊"]
+HINTS = ["(近新街口)", "（靠近地铁站）", "(距地铁2号线200米)", "【近人民广场】", "(临近市政府)"]
+SEPARATORS = [" ", ",", "，", "  ", ";"]
+
+
+def add_annotation(text, rng):
+    """One thing that is not part of the address, before or after it."""
+    sep = rng.choice(SEPARATORS)
+    phone = rng.choice(PHONE_LABELS) + rng.choice(PHONES)
+    name = rng.choice(NAMES)
+    kind = rng.randrange(6)
+    if kind == 0:
+        return text + sep + phone if rng.random() < 0.5 else phone + sep + text
+    if kind == 1:
+        contact = name + sep + phone if rng.random() < 0.5 else phone + sep + name
+        return text + sep + contact if rng.random() < 0.5 else contact + sep + text
+    if kind == 2:
+        return text + sep + rng.choice(["收件人:", "收货人：", "联系人: "]) + name
+    if kind == 3:
+        return text + rng.choice(["", " ", ","]) + rng.choice(["邮编", "邮编:", "邮政编码 "]) + "%06d" % rng.randrange(10**6)
+    if kind == 4:
+        return rng.choice(["收货地址:", "地址：", "详细地址: "]) + text
+    return text + rng.choice(HINTS)
+
+
+def add_annotations(pair, rng):
+    sides = rng.choice([(True, False), (False, True), (True, True)])
+    return [add_annotation(t, rng) if noisy else t for t, noisy in zip(pair, sides)]
+
+
 def score(geoalign, model, precision, path):
     out = subprocess.run([geoalign, "score", "--model", model, "--precision", precision, path], check=True,
                          capture_output=True, text=True).stdout.splitlines()
@@ -97,7 +134,7 @@ def main():
     ap.add_argument("--precision", default="fp32")
     ap.add_argument("--rate", type=float, default=0.1, help="chance of noise after each character")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--kind", choices=["blanks", "variants"], default="blanks")
+    ap.add_argument("--kind", choices=["blanks", "variants", "annotations"], default="blanks")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     clean_rows, noisy_rows = [], []
@@ -107,8 +144,12 @@ def main():
             if len(f) < 2 or not f[0].strip() or not f[1].strip() or f[0].startswith("addr1"):
                 continue
             clean_rows.append(f"{f[0]}\t{f[1]}\n")
-            noise = add_noise if args.kind == "blanks" else add_variants
-            noisy_rows.append(f"{noise(f[0], rng, args.rate)}\t{noise(f[1], rng, args.rate)}\n")
+            if args.kind == "annotations":
+                noisy = add_annotations(f[:2], rng)
+            else:
+                noise = add_noise if args.kind == "blanks" else add_variants
+                noisy = [noise(f[0], rng, args.rate), noise(f[1], rng, args.rate)]
+            noisy_rows.append(f"{noisy[0]}\t{noisy[1]}\n")
     with tempfile.TemporaryDirectory() as tmp:
         files = []
         for name, rows in (("clean.tsv", clean_rows), ("noisy.tsv", noisy_rows)):

@@ -107,16 +107,223 @@ def fold_variant_sequences(text):
     return "".join(out[begin:end]) if end > begin else "".join(out)
 
 
-def normalize(text, options):
-    """options: the "normalize" object of a model's config.json ("geoalign" key)."""
+SEPARATORS = set(",，;；、|。\"'`“”‘’«»!！?？")
+SURNAMES = set(
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈"
+    "姚卢姜崔钟谭陆汪范金石廖贾夏韦付傅方白邹孟熊秦邱江尹薛闫阎段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔"
+    "向汤常温康施文牛樊葛邢安齐易乔伍庞颜倪庄聂章鲁岳翟殷詹申欧耿关兰焦俞左柳甘祝包宁尚符舒阮柯纪梅童凌毕"
+    "单季裴霍涂成苗谷盛曲翁冉骆蓝路游辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾尤阳时穆农司卓古吉缪简车项连芦麦褚"
+    "娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧闵苟邬边卞姬师和仇栾隋商刁沙荣巫寇桑郎甄丛仲虞敖巩明佘池"
+    "查麻苑迟邝")
+PLACE_ENDS = set("路街道巷弄号楼栋幢座层室村镇乡区县市省州园苑城店厦场馆院校司局所站庄湾坊屯寨桥港口门居府宅阁轩社队组部厂行"
+                 "井湖塘坝岭坡洲岛")
+PHONE_LABELS = ["联系电话", "联系方式", "电话号码", "手机号码", "手机号", "电话", "手机", "座机", "固话", "tel", "Tel", "TEL",
+                "phone", "Phone", "PHONE", "mobile", "Mobile"]
+MOBILE = re.compile(r"1[3-9]\d{9}(?!\d)|1[3-9]\d \d{4} \d{4}(?!\d)|1[3-9]\d-\d{4}-\d{4}(?!\d)", re.A)
+LANDLINE = re.compile(r"[48]00-\d{3}-\d{4}(?!\d)|(?:0\d{2,3}-|\(0\d{2,3}\)[- ]?)\d{7,8}(?!\d)(?:[-转]\d{1,5}(?!\d))?", re.A)
+SIX_DIGITS = re.compile(r"\d{6}(?!\d)", re.A)
+
+
+def _blank(c):
+    return c in PYTHON_SPACES or _is_whitespace(c)
+
+
+def _separator(c):
+    return _blank(c) or c in SEPARATORS
+
+
+def _name(run):
+    return 2 <= len(run) <= 3 and run[0] in SURNAMES and run[-1] not in PLACE_ENDS
+
+
+def _cjk_run(text, i):
+    j = i
+    while j < len(text) and _is_cjk(text[j]):
+        j += 1
+    return j - i
+
+
+def _skip_blanks(text, i):
+    while i < len(text) and _blank(text[i]):
+        i += 1
+    return i
+
+
+def _word_end(text, i, words):
+    """Where the first of words that starts at i ends, blanks between its characters allowed."""
+    for w in words:
+        j = i
+        for k, c in enumerate(w):
+            if k:
+                j = _skip_blanks(text, j)
+            if j >= len(text) or text[j] != c:
+                break
+            j += 1
+        else:
+            return j
+    return None
+
+
+def _word_start(chars, end, words):
+    """Where the first of words that ends at end starts, blanks between its characters allowed."""
+    for w in words:
+        j = end
+        for k in range(len(w) - 1, -1, -1):
+            if k + 1 < len(w):
+                while j and _blank(chars[j - 1]):
+                    j -= 1
+            if not j or chars[j - 1] != w[k]:
+                break
+            j -= 1
+        else:
+            return j
+    return None
+
+
+def _hint_end(text, i):
+    if text[i] != "(":
+        return None
+    j = _word_end(text, i + 1, ("近", "靠近", "临近", "邻近", "紧邻", "距"))
+    if j is None:
+        return None
+    length = 0
+    while j < len(text) and length <= 22:
+        if text[j] == "(":
+            return None
+        if text[j] == ")":
+            return j + 1 if length else None
+        if not _blank(text[j]):
+            length += 1
+        j += 1
+    return None
+
+
+def _postcode_end(text, i):
+    label = _word_end(text, i, ("邮政编码", "邮编"))
+    if label is None:
+        return None
+    j = _skip_blanks(text, label)
+    if j < len(text) and text[j] in ":：":
+        j = _skip_blanks(text, j + 1)
+    m = SIX_DIGITS.match(text, j)
+    return m.end() if m else None
+
+
+def _phone_end(text, i):
+    for code in ("+86", "0086", "86"):
+        if text.startswith(code, i):
+            j = i + len(code)
+            if j < len(text) and text[j] in " -":
+                j += 1
+            m = MOBILE.match(text, j)
+            if m:
+                return m.end()
+            break
+    m = MOBILE.match(text, i) or LANDLINE.match(text, i)
+    return m.end() if m else None
+
+
+def drop_annotations(text):
+    """Phone numbers, a name beside one, labelled names and postcodes, field labels and
+    bracketed landmark hints (text/annotations.h); never all of the text."""
+    visible = "".join(c for c in text if not _is_control(c))
+    for drop_names in (True, False):
+        out = _strip(visible, drop_names)
+        if not all(_separator(c) for c in out):
+            return out if out != visible else text
+    return text
+
+
+def _strip(text, drop_names):
+    out, i = [], 0
+    while i < len(text):
+        end = _hint_end(text, i)
+        if end is None:
+            end = _postcode_end(text, i)
+        if end is None:
+            label = _word_end(text, i, ("收件人", "收货人", "联系人", "姓名"))
+            if label is not None:
+                j = _skip_blanks(text, label)
+                if j < len(text) and text[j] in ":：":
+                    j = _skip_blanks(text, j + 1)
+                    n = _cjk_run(text, j)
+                    end = j + n if 1 <= n <= 4 else j
+        if end is None and (not out or _separator(out[-1]) or out[-1] == "("):
+            label = _word_end(text, i, ("收货地址", "收件地址", "送货地址", "详细地址", "地址"))
+            if label is not None:
+                j = _skip_blanks(text, label)
+                if j < len(text) and text[j] in ":：":
+                    end = j + 1
+        if end is None and (i == 0 or not "0" <= text[i - 1] <= "9"):
+            end = _phone_end(text, i)
+            if end is not None:
+                end = _drop_phone_neighbours(text, out, end, drop_names)
+        if end is None:
+            out.append(text[i])
+            i += 1
+            continue
+        i = end
+        if not out or _separator(out[-1]):
+            while i < len(text) and _separator(text[i]):
+                i += 1
+    return "".join(out)
+
+
+def _drop_phone_neighbours(text, out, end, drop_names):
+    """Drops the phone's label and a name before it from out, or returns the end of a name after it."""
+    k = len(out)
+    while k and _blank(out[k - 1]):
+        k -= 1
+    if k and out[k - 1] in ":：":
+        k -= 1
+    while k and _blank(out[k - 1]):
+        k -= 1
+    label = _word_start(out, k, PHONE_LABELS)
+    if label is not None:
+        del out[label:]
+    if not drop_names:
+        return end
+    k = len(out)
+    while k and _separator(out[k - 1]):
+        k -= 1
+    start = k
+    while start and _is_cjk(out[start - 1]):
+        start -= 1
+    if (start == 0 or _separator(out[start - 1])) and _name("".join(out[start:k])):
+        del out[start:]
+        return end
+    j = end
+    while j < len(text) and _separator(text[j]):
+        j += 1
+    n = _cjk_run(text, j)
+    if (j + n == len(text) or _separator(text[j + n])) and _name(text[j:j + n]):
+        return j + n
+    return end
+
+
+def _normalize_once(text, options):
     if options.get("fullwidth_to_halfwidth"):
         text = fullwidth_to_halfwidth(text)
     if options.get("fold_variants"):
         text = fold_variant_characters(text)
+    if options.get("drop_annotations"):
+        text = drop_annotations(text)
     if options.get("clean_whitespace"):
         text = clean_whitespace(text)
     if options.get("fold_variants"):
         text = fold_variant_sequences(text)
+    return text
+
+
+def normalize(text, options):
+    """options: the "normalize" object of a model's config.json ("geoalign" key)."""
+    text = _normalize_once(text, options)
+    if options.get("drop_annotations"):
+        for _ in range(8):  # until nothing changes, as the engine does
+            again = _normalize_once(text, options)
+            if again == text:
+                break
+            text = again
     if options.get("traditional_to_simplified"):
         raise SystemExit("the reference does not implement traditional_to_simplified")
     return text

@@ -1,0 +1,44 @@
+"""The reference normalizer (tools/reference/address_normalizer.py), which training and the
+noise benches use, reads every text as the engine does (`Parser.parse(...)["text"]`)."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+import geoalign
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools" / "reference"))
+sys.path.insert(0, str(ROOT / "tools" / "bench"))
+import address_normalizer  # noqa: E402
+import noise_invariance  # noqa: E402
+
+OPTIONS = {"fullwidth_to_halfwidth": True, "clean_whitespace": True, "fold_variants": True, "drop_annotations": True}
+ADDRESSES = ["南京市鼓楼区中山路100号", "北京朝阳建国路88号SOHO现代城5号楼1201", "蓮湖區金橋花園⑧號樓3單元",
+             "三一·新境界(东门)", "湖南路209号(近中山北路)中国银行", "周六福", "Room 3 −", "13812345678",
+             "皇岗下围一村52号店铺18823887538甘晓龙", "转给刘用勤:电话15606939899:潭城镇荷花庄103号"]
+
+
+@pytest.fixture(scope="module")
+def parser() -> geoalign.Parser:
+    return geoalign.Parser()
+
+
+def noisy_texts(seed: int) -> list[str]:
+    rng = random.Random(seed)
+    texts = []
+    for address in ADDRESSES:
+        annotated = noise_invariance.add_annotation(address, rng)
+        texts += [annotated, noise_invariance.add_noise(annotated, rng, 0.2),
+                  noise_invariance.add_variants(annotated, rng, 0.1)]
+    return texts
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_reference_normalizes_as_the_engine(parser, seed):
+    for text in ADDRESSES + noisy_texts(seed):
+        assert address_normalizer.normalize(text, OPTIONS) == parser.parse(text)["text"], repr(text)
