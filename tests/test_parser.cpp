@@ -583,6 +583,28 @@ TEST_F(ShippedParser, BracketsSeparateElements) {
   }
 }
 
+// Division names after the street part (the tagged data always puts them first) still
+// complete the chain; names that cannot be one place, or a short district name alone (东区
+// and 西区 of estates), are left as the tagger read them.
+TEST_F(ShippedParser, DivisionsWrittenLastCompleteTheChain) {
+  for (const auto& [address, adcode] : std::vector<std::pair<std::string, std::string>>{
+           {"朝阳建国路88号北京", "110105"}, {"建国路88号朝阳区北京市", "110105"}, {"中山路100号南京鼓楼", "320106"},
+           {"同北巷2号铜山区", "320312"}, {"中山路100号(南京)", "3201"}}) {
+    const auto p = parser_->parse(address);
+    EXPECT_EQ(p.admin.adcode, adcode) << address;
+    EXPECT_FALSE(p.admin.ambiguous) << address;
+  }
+  const auto p = parser_->parse("中山路100号南京鼓楼");
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"road", "中山路"}, {"roadno", "100号"}, {"city", "南京"}, {"district", "鼓楼"}};
+  EXPECT_EQ(tags_and_texts(p), expected);
+  for (const char* kept : {"和平北路三亚上街", "三元新村西区", "南山路62号广南商城", "上雪科技园东区"}) {
+    const auto elements = parser_->parse(kept).elements;
+    EXPECT_TRUE(std::none_of(elements.begin(), elements.end(), [](const auto& e) { return e.tag == "district"; }))
+        << kept;
+  }
+}
+
 // Real addresses name a district and a street of another district (a default district
 // filled in by some system); the street, the more specific name, wins, and the district is
 // reported.

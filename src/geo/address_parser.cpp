@@ -4,6 +4,7 @@
 #include "geo/address_tokens.h"
 #include "geo/tag_set.h"
 #include "geo/tagger_features.h"
+#include "geo/trailing_divisions.h"
 #include "text/utf8.h"
 #include "text/variant_folding.h"
 
@@ -39,6 +40,7 @@ std::vector<AddressElement> tag_elements(std::u32string_view text, const Gazette
     e.text = text::encode_utf8(text.substr(e.start, e.end - e.start));
     elements.push_back(std::move(e));
   }
+  retag_trailing_divisions(elements, text, gazetteer);
   return elements;
 }
 

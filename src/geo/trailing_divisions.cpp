@@ -1,0 +1,127 @@
+#include "geo/trailing_divisions.h"
+
+#include <algorithm>
+#include <iterator>
+
+#include "text/utf8.h"
+
+namespace geoalign::geo {
+
+namespace {
+
+bool is_admin_tag(const std::string& tag) {
+  return tag == "prov" || tag == "city" || tag == "district" || tag == "town";
+}
+
+bool is_bracket(const AddressElement& e) { return e.text == "(" || e.text == ")"; }
+
+struct Piece {
+  std::size_t start = 0, end = 0;  // code points in the address
+  std::vector<std::int32_t> divisions;  // above the towns, shallowest first
+};
+
+std::vector<std::int32_t> divisions_named(const Gazetteer& gazetteer, std::u32string_view name) {
+  std::vector<std::int32_t> out;
+  for (const std::int32_t d : gazetteer.lookup(name)) {
+    const Division& division = gazetteer.division(d);
+    if (division.level != AdminLevel::Town && !division.placeholder) out.push_back(d);
+  }
+  std::stable_sort(out.begin(), out.end(), [&](std::int32_t a, std::int32_t b) {
+    return gazetteer.division(a).level < gazetteer.division(b).level;
+  });
+  return out;
+}
+
+// text[begin, end) cut into division names wholly, fewest pieces first (北京市, not 北京 + 市),
+// or nothing when it cannot be.
+std::vector<Piece> split_into_names(const Gazetteer& gazetteer, std::u32string_view text, std::size_t begin,
+                                    std::size_t end) {
+  const std::u32string_view span = text.substr(begin, end - begin);
+  constexpr std::size_t kNoSplit = static_cast<std::size_t>(-1);
+  // fewest[i]: fewest names covering span[i..); next[i]: where the first of them ends.
+  std::vector<std::size_t> fewest(span.size() + 1, kNoSplit), next(span.size() + 1, 0);
+  fewest[span.size()] = 0;
+  for (std::size_t i = span.size(); i-- > 0;) {
+    gazetteer.prefixes(span.substr(i), [&](std::size_t length, auto) {
+      if (fewest[i + length] == kNoSplit || fewest[i + length] + 1 >= fewest[i]) return;
+      if (divisions_named(gazetteer, span.substr(i, length)).empty()) return;
+      fewest[i] = fewest[i + length] + 1;
+      next[i] = i + length;
+    });
+  }
+  std::vector<Piece> pieces;
+  if (fewest[0] == kNoSplit) return pieces;
+  for (std::size_t i = 0; i < span.size(); i = next[i]) {
+    pieces.push_back({begin + i, begin + next[i], divisions_named(gazetteer, span.substr(i, next[i] - i))});
+  }
+  return pieces;
+}
+
+// One division per piece, all on one line of descent (南京 and 鼓楼: 南京市 and its 鼓楼区),
+// or nothing when the names cannot be one place (广南 and 商城: two counties).
+bool one_place(const Gazetteer& gazetteer, const std::vector<Piece>& pieces, std::vector<std::int32_t>& chosen) {
+  const std::size_t k = chosen.size();
+  if (k == pieces.size()) return true;
+  for (const std::int32_t d : pieces[k].divisions) {
+    bool fits = true;
+    for (const std::int32_t c : chosen) {
+      fits = fits && (gazetteer.is_ancestor_or_self(c, d) || gazetteer.is_ancestor_or_self(d, c));
+    }
+    if (!fits) continue;
+    chosen.push_back(d);
+    if (one_place(gazetteer, pieces, chosen)) return true;
+    chosen.pop_back();
+  }
+  return false;
+}
+
+}  // namespace
+
+void retag_trailing_divisions(std::vector<AddressElement>& elements, std::u32string_view text,
+                              const Gazetteer& gazetteer) {
+  // Back to front: the elements of the tail that stay as they are (brackets, divisions the
+  // tagger found) and those to read as division names.
+  std::vector<Piece> pieces;
+  std::size_t first = elements.size();
+  while (first > 0) {
+    const AddressElement& e = elements[first - 1];
+    if (!is_bracket(e) && !is_admin_tag(e.tag)) {
+      const auto names = split_into_names(gazetteer, text, e.start, e.end);
+      if (names.empty()) break;
+      pieces.insert(pieces.begin(), names.begin(), names.end());
+    }
+    --first;
+  }
+  constexpr std::size_t kMostNames = 4;
+  if (pieces.empty() || pieces.size() > kMostNames || first == 0) return;
+  std::vector<std::int32_t> chosen;
+  if (!one_place(gazetteer, pieces, chosen)) return;
+  // A short district name alone is too often a part of an estate (东区, 西区) or a shop's
+  // branch: the tail must name a province or city, or a district in full, 铜山区 not 铜山.
+  bool names_a_place = false;
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    const Division& d = gazetteer.division(chosen[i]);
+    const bool full_name = text::encode_utf8(text.substr(pieces[i].start, pieces[i].end - pieces[i].start)) == d.name;
+    names_a_place = names_a_place || d.level <= AdminLevel::City || (full_name && d.name_length >= 3);
+  }
+  if (!names_a_place) return;
+  std::vector<AddressElement> tail(std::make_move_iterator(elements.begin() + static_cast<std::ptrdiff_t>(first)),
+                                   std::make_move_iterator(elements.end()));
+  elements.resize(first);
+  std::size_t next_piece = 0;
+  for (AddressElement& e : tail) {
+    if (is_bracket(e) || is_admin_tag(e.tag)) {
+      elements.push_back(std::move(e));
+      continue;
+    }
+    for (; next_piece < pieces.size() && pieces[next_piece].end <= e.end; ++next_piece) {
+      const Piece& p = pieces[next_piece];
+      elements.push_back({.tag = admin_level_name(gazetteer.division(chosen[next_piece]).level),
+                          .text = text::encode_utf8(text.substr(p.start, p.end - p.start)),
+                          .start = p.start,
+                          .end = p.end});
+    }
+  }
+}
+
+}  // namespace geoalign::geo

@@ -1,0 +1,24 @@
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "geo/gazetteer.h"
+#include "geoalign/parser.h"
+
+namespace geoalign::geo {
+
+// Division names written after the street part (朝阳建国路88号北京, 中山路100号南京鼓楼,
+// 建国路88号朝阳区北京市). The tagged data always puts them first, so the tagger reads a
+// trailing one as redundant or as a POI, and the admin chain misses it. The elements at
+// the end of the address that are each nothing but province, city or district names
+// (full or short, 北京 or 北京市; towns are too often shop and estate names) become one
+// element per name, tagged with its level, when the names can be one place (南京 鼓楼: 南京市
+// 鼓楼区, not 广南 商城, two counties) and name a province or a city, or a district in full
+// with three characters or more (铜山区; 东区 and 西区 are parts of estates far more often
+// than 攀枝花's districts). Only after an element that is no division, so that an address of
+// nothing but division names keeps the tagger's reading; a bracket does not end the tail.
+void retag_trailing_divisions(std::vector<AddressElement>& elements, std::u32string_view text,
+                              const Gazetteer& gazetteer);
+
+}  // namespace geoalign::geo
