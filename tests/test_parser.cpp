@@ -583,6 +583,23 @@ TEST_F(ShippedParser, BracketsSeparateElements) {
   }
 }
 
+// List marks separate elements as brackets do, in any width; a leading 中国 is the country.
+TEST_F(ShippedParser, ListMarksSeparateElementsAndChinaIsTheCountry) {
+  for (const char* address : {"北京/朝阳区/建国路88号", "北京,朝阳区,建国路88号", "北京；朝阳区；建国路88号",
+                              "北京、朝阳区、建国路88号", "中国北京市朝阳区建国路88号", "中国,北京市,朝阳区,建国路88号"}) {
+    const auto p = parser_->parse(address);
+    EXPECT_EQ(p.admin.adcode, "110105") << address;
+    EXPECT_FALSE(p.admin.ambiguous) << address;
+    for (const auto& e : p.elements) {
+      const std::u32string text = text::decode_utf8(e.text);
+      const bool mark = std::any_of(text.begin(), text.end(), [](char32_t c) { return geo::separates_elements(c); });
+      EXPECT_TRUE(!mark || (e.tag == "redundant" && text.size() == 1)) << address << ": " << e.tag << " " << e.text;
+    }
+  }
+  EXPECT_EQ(parser_->parse("中国北京市朝阳区建国路88号").elements.front().tag, "country");
+  EXPECT_NE(parser_->parse("中国银行北京分行").elements.front().tag, "country");
+}
+
 // Division names after the street part (the tagged data always puts them first) still
 // complete the chain; names that cannot be one place, or a short district name alone (东区
 // and 西区 of estates), are left as the tagger read them.

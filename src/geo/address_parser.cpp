@@ -4,9 +4,8 @@
 #include "geo/address_tokens.h"
 #include "geo/tag_set.h"
 #include "geo/tagger_features.h"
-#include "geo/trailing_divisions.h"
+#include "geo/division_rules.h"
 #include "text/utf8.h"
-#include "text/variant_folding.h"
 
 namespace geoalign {
 
@@ -16,18 +15,12 @@ std::vector<AddressElement> tag_elements(std::u32string_view text, const Gazette
                                          const SequenceTagger& tagger, const HistoricalDivisions* historical) {
   const auto tokens = tokenize_address(text);
   auto labels = tagger.tag(extract_features(tokens, gazetteer, historical));
-  // The tagged data has no brackets, so the tagger guesses at them (a closing one became a
-  // house number). They separate elements, as '-' and '_' do, which the data tags
-  // redundant; the element after one starts afresh. Every bracket variant counts, for text
-  // that was not normalized (tokens fold full-width forms only).
+  // The tagger guesses at brackets and list marks (a closing bracket became a house
+  // number): they separate elements (separates_elements), as '-' and '_' do, which the
+  // data tags redundant. Every variant counts, for text that was not normalized.
   static const std::size_t kRedundant = *tag_index("redundant");
-  auto is_bracket = [&](const AddressToken& token) {
-    if (token.end != token.start + 1) return false;
-    const char32_t c = text::fold_bracket(fold_width(text[token.start]));
-    return c == U'(' || c == U')';
-  };
   for (std::size_t i = 0; i < tokens.size(); ++i) {
-    if (!is_bracket(tokens[i])) continue;
+    if (tokens[i].end != tokens[i].start + 1 || !separates_elements(text[tokens[i].start])) continue;
     labels[i] = begin_label(kRedundant);
     if (i + 1 < labels.size() && !label_is_begin(labels[i + 1])) labels[i + 1] = begin_label(label_tag(labels[i + 1]));
   }
@@ -40,6 +33,7 @@ std::vector<AddressElement> tag_elements(std::u32string_view text, const Gazette
     e.text = text::encode_utf8(text.substr(e.start, e.end - e.start));
     elements.push_back(std::move(e));
   }
+  tag_leading_country(elements);
   retag_trailing_divisions(elements, text, gazetteer);
   return elements;
 }

@@ -2,6 +2,7 @@
 
 #include "text/unicode.h"
 #include "text/utf8.h"
+#include "text/variant_folding.h"
 
 namespace geoalign::geo {
 
@@ -21,6 +22,13 @@ char32_t fold_width(char32_t c) {
   if (c >= 0xFF01 && c <= 0xFF5E) return c - 0xFEE0;
   if (c == 0x3000) return U' ';
   return c;
+}
+
+bool separates_elements(char32_t c) {
+  switch (text::fold_bracket(fold_width(c))) {
+    case U'(': case U')': case U',': case U';': case U'/': case U'|': case U'、': return true;
+    default: return false;
+  }
 }
 
 std::vector<AddressToken> tokenize_address(std::u32string_view text) {

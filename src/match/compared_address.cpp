@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <string_view>
 
+#include "geo/address_tokens.h"
 #include "match/string_measures.h"
+#include "text/utf8.h"
 
 namespace geoalign::match {
 
@@ -53,12 +55,64 @@ std::vector<std::u32string> numbers_in(const std::u32string& s) {
   return out;
 }
 
+// Where an admin tag ranks when the divisions are written first; -1 for other tags.
+int division_rank(std::string_view tag) {
+  constexpr std::array<std::string_view, 5> kLevels = {"country", "prov", "city", "district", "town"};
+  const auto it = std::find(kLevels.begin(), kLevels.end(), tag);
+  return it == kLevels.end() ? -1 : static_cast<int>(it - kLevels.begin());
+}
+
+bool is_separator(const AddressElement& e) {
+  const std::u32string c = text::decode_utf8(e.text);
+  return e.tag == "redundant" && c.size() == 1 && geo::separates_elements(c[0]);
+}
+
+// The text with its divisions written first, as nearly every address writes them: the
+// string measures read a name left after the shared run as a place of its own, so
+// 文三路478号(杭州) and 建国路88号朝阳区北京市 are compared as 杭州文三路478号 and
+// 北京市朝阳区建国路88号. The text itself where no division follows a place element.
+std::string divisions_first(const ParsedAddress& p) {
+  const auto& el = p.elements;
+  const auto first_place = std::find_if(el.begin(), el.end(), [](const AddressElement& e) {
+    return division_rank(e.tag) < 0 && e.tag != "redundant";
+  });
+  const bool late = std::any_of(first_place, el.end(), [](const AddressElement& e) { return division_rank(e.tag) >= 0; });
+  if (!late) return p.text;
+  std::vector<const AddressElement*> divisions;
+  for (const auto& e : el) {
+    if (division_rank(e.tag) >= 0) divisions.push_back(&e);
+  }
+  std::stable_sort(divisions.begin(), divisions.end(), [](const AddressElement* a, const AddressElement* b) {
+    return division_rank(a->tag) < division_rank(b->tag);
+  });
+  std::string out;
+  for (const AddressElement* d : divisions) out += d->text;
+  // The rest from the first place element on, less the divisions and the brackets and list
+  // marks beside them (文三路478号(杭州) leaves no empty brackets).
+  const std::u32string text = text::decode_utf8(p.text);
+  std::vector<bool> dropped(text.size(), false);
+  const auto begin = static_cast<std::size_t>(first_place - el.begin());
+  for (std::size_t i = begin; i < el.size(); ++i) {
+    const bool beside_division = (i > begin && division_rank(el[i - 1].tag) >= 0) ||
+                                 (i + 1 < el.size() && division_rank(el[i + 1].tag) >= 0);
+    if (division_rank(el[i].tag) >= 0 || (is_separator(el[i]) && beside_division)) {
+      std::fill(dropped.begin() + static_cast<std::ptrdiff_t>(el[i].start),
+                dropped.begin() + static_cast<std::ptrdiff_t>(el[i].end), true);
+    }
+  }
+  std::u32string rest;
+  for (std::size_t c = first_place->start; c < text.size(); ++c) {
+    if (!dropped[c]) rest += text[c];
+  }
+  return out + text::encode_utf8(rest);
+}
+
 }  // namespace
 
 ComparedAddress compared_address(const ParsedAddress& p, const TermWeights& weights) {
   ComparedAddress c;
   c.admin = &p.admin;
-  c.all = folded(p.text);
+  c.all = folded(divisions_first(p));
   std::vector<std::u32string> element_texts;
   element_texts.reserve(p.elements.size());
   long finest = -1;

@@ -6,6 +6,8 @@
 #include "geo/gazetteer.h"
 #include "geoalign/parser.h"
 
+// Rules after the tagger for how real addresses name their divisions in ways the tagged
+// data never shows.
 namespace geoalign::geo {
 
 // Division names written after the street part (朝阳建国路88号北京, 中山路100号南京鼓楼,
@@ -17,8 +19,14 @@ namespace geoalign::geo {
 // 鼓楼区, not 广南 商城, two counties) and name a province or a city, or a district in full
 // with three characters or more (铜山区; 东区 and 西区 are parts of estates far more often
 // than 攀枝花's districts). Only after an element that is no division, so that an address of
-// nothing but division names keeps the tagger's reading; a bracket does not end the tail.
+// nothing but division names keeps the tagger's reading; a bracket or a list mark
+// (separates_elements) does not end the tail.
 void retag_trailing_divisions(std::vector<AddressElement>& elements, std::u32string_view text,
                               const Gazetteer& gazetteer);
+
+// 中国 or 中华人民共和国 as the first element (中国北京市朝阳区...): the tagged data has no
+// country, so the tagger reads it as a POI, and the divisions after it as names written
+// after a place. It is tagged country.
+void tag_leading_country(std::vector<AddressElement>& elements);
 
 }  // namespace geoalign::geo
