@@ -14,6 +14,7 @@
 #include "geoalign/matcher.h"
 #include "backend/cpu/isa.h"
 #include "geoalign/parser.h"
+#include "match/compared_address.h"
 #include "match/gbdt.h"
 #include "match/head_explanation.h"
 #include "match/match_head.h"
@@ -339,6 +340,22 @@ TEST(PairFeatures, ElementCoverageUnifiesBuildingWords) {
   const auto other = pair_features(query, parse(parser, "建邺区弘瑞广场6栋"), weights);
   EXPECT_EQ(other[index_of("finest_b_in_a")], 0.0f);
   EXPECT_LT(other[index_of("elements_b_in_a_equal_share")], 1.0f);
+}
+
+// Division names written after the street part are compared as if written first, the
+// brackets and list marks around them left out; an address that writes them first is
+// compared as it is.
+TEST(PairFeatures, DivisionsWrittenLastCompareAsIfWrittenFirst) {
+  const auto parser = AddressParser::load(source_dir() / "models/default/parser");
+  const auto weights = shipped_weights();
+  for (const auto& [last, first] : std::vector<std::pair<const char*, const char*>>{
+           {"文三路478号(杭州)", "杭州文三路478号"}, {"建国路88号朝阳区北京市", "北京市朝阳区建国路88号"},
+           {"南京鼓楼区中山路100号,江苏", "江苏南京鼓楼区中山路100号"}, {"朝阳建国路88号北京", "北京朝阳建国路88号"}}) {
+    EXPECT_EQ(compared_address(parse(parser, last), weights).all, compared_address(parse(parser, first), weights).all)
+        << last;
+  }
+  const auto kept = parse(parser, "北京/朝阳区/建国路88号");
+  EXPECT_EQ(compared_address(kept, weights).all, text::decode_utf8(kept.text));
 }
 
 TEST(PairFeatures, ComparedPrefixKeepsWholeCodePoints) {
@@ -778,6 +795,19 @@ TEST(DefaultModel, DecidesClearCases) {
   EXPECT_NE(results[0].label, "not_match");
   EXPECT_EQ(results[1].label, "not_match");
   EXPECT_GT(results[0].score, results[1].score);
+}
+
+// Division names first, last (朝阳建国路88号北京, a spelling in the README's mission) or
+// separated by list marks: one place.
+TEST(DefaultModel, DivisionsInAnyOrderNameOnePlace) {
+  const auto dir = source_dir() / "models/default";
+  if (!std::filesystem::exists(dir / "model.safetensors")) GTEST_SKIP() << "no shipped default model";
+  const Matcher matcher = Matcher::load(dir);
+  const std::string address = "北京市朝阳区建国路88号";
+  const std::vector<AddressPair> pairs = {{address, "朝阳建国路88号北京"}, {address, "建国路88号朝阳区北京市"},
+                                          {address, "北京/朝阳区/建国路88号"}, {address, "中国北京市朝阳区建国路88号"},
+                                          {"浙江省杭州市西湖区文三路478号", "文三路478号(杭州)"}};
+  for (const auto& r : matcher.score(pairs)) EXPECT_EQ(r.label, "exact_match");
 }
 
 // One road number or village in two districts of a city is two places (CCKS labels such
