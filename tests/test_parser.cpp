@@ -586,7 +586,7 @@ TEST_F(ShippedParser, BracketsSeparateElements) {
 // List marks separate elements as brackets do, in any width; a leading 中国 is the country.
 TEST_F(ShippedParser, ListMarksSeparateElementsAndChinaIsTheCountry) {
   for (const char* address : {"北京/朝阳区/建国路88号", "北京,朝阳区,建国路88号", "北京；朝阳区；建国路88号",
-                              "北京、朝阳区、建国路88号", "中国北京市朝阳区建国路88号", "中国,北京市,朝阳区,建国路88号"}) {
+                              "北京|朝阳区|建国路88号", "中国北京市朝阳区建国路88号", "中国,北京市,朝阳区,建国路88号"}) {
     const auto p = parser_->parse(address);
     EXPECT_EQ(p.admin.adcode, "110105") << address;
     EXPECT_FALSE(p.admin.ambiguous) << address;

@@ -26,7 +26,7 @@ char32_t fold_width(char32_t c) {
 
 bool separates_elements(char32_t c) {
   switch (text::fold_bracket(fold_width(c))) {
-    case U'(': case U')': case U',': case U';': case U'/': case U'|': case U'、': return true;
+    case U'(': case U')': case U',': case U';': case U'/': case U'|': return true;
     default: return false;
   }
 }

@@ -18,10 +18,12 @@ struct AddressToken {
 // Whitespace and control characters separate tokens and are never tagged.
 std::vector<AddressToken> tokenize_address(std::u32string_view text);
 
-// Brackets of every kind and the punctuation that lists an address's parts (, ; / 、 |, in
+// Brackets of every kind and the punctuation that lists an address's parts (, ; / |, in
 // any width): the tagged data has no brackets and few such marks, and the tagger glues a
 // mark to a neighbour (北京/ as a city, ,江苏 as a POI), so each is an element of its own,
-// tagged redundant, and the element after one starts afresh.
+// tagged redundant, and the element after one starts afresh. Not 、, which mostly lists
+// within one element (1-1、1-2层): as a separator it cost the match head 0.004 of
+// cross-validated macro-F1.
 bool separates_elements(char32_t c);
 
 // U+FF01..U+FF5E to ASCII and U+3000 to a space; everything else unchanged. One code
