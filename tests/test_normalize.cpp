@@ -104,24 +104,24 @@ TEST(AddressNormalizer, DropsPhonesNamesPostcodesAndHints) {
   }
   EXPECT_EQ(n.normalize("南京市鼓楼区中山路100号(近新街口)B座"), "南京市鼓楼区中山路100号B座");
   EXPECT_EQ(n.normalize("A座, 13812345678, 3楼"), "A座,3楼");
+  EXPECT_EQ(n.normalize("星巴克(电话 0571-88888888)"), "星巴克");  // the bracket it emptied goes too
+  EXPECT_EQ(n.normalize("中山路100号 固定电话：0571-88888888"), "中山路100号");
 }
 
 // Only what cannot be part of the address goes: numbers that are no phone, a name glued to
 // the address, a place beside a phone, a bracket that is no hint, and a row with nothing else.
 TEST(AddressNormalizer, KeepsWhatCouldBeTheAddress) {
   const AddressNormalizer n(NormalizeOptions::addresses());
-  EXPECT_EQ(n.normalize("中山路100号张三"), "中山路100号张三");
-  EXPECT_EQ(n.normalize("中山路138号"), "中山路138号");
-  EXPECT_EQ(n.normalize("中山路12345678901号"), "中山路12345678901号");
-  EXPECT_EQ(n.normalize("中山路100号13812345678901"), "中山路100号13812345678901");
-  EXPECT_EQ(n.normalize("中山路100号 23812345678"), "中山路100号23812345678");
-  EXPECT_EQ(n.normalize("中山路100号025-1234"), "中山路100号025-1234");
-  EXPECT_EQ(n.normalize("中山路100号(新街口)"), "中山路100号(新街口)");
-  EXPECT_EQ(n.normalize("中山路(近新街口"), "中山路(近新街口");
-  EXPECT_EQ(n.normalize("新地址:商城中路1号"), "新地址:商城中路1号");
-  EXPECT_EQ(n.normalize("邮编大厦3楼"), "邮编大厦3楼");
-  EXPECT_EQ(n.normalize("13812345678"), "13812345678");
-  EXPECT_EQ(n.normalize("(近新街口)"), "(近新街口)");
+  for (const char* kept : {"中山路100号张三", "中山路138号", "中山路12345678901号", "中山路100号13812345678901",
+                           "中山路100号025-1234", "中山路100号(新街口)", "中山路(近新街口", "新地址:商城中路1号",
+                           "邮编大厦3楼", "13812345678", "(近新街口)"}) {
+    EXPECT_EQ(n.normalize(kept), kept);
+  }
+  EXPECT_EQ(n.normalize("中山路100号 23812345678"), "中山路100号23812345678");  // only the blank goes
+  // A house number 86 before a mobile number is no country code; a label must be a word.
+  EXPECT_EQ(n.normalize("建国路86 13812345678"), "建国路86");
+  EXPECT_EQ(n.normalize("Shangri-La Hotel 021-68828888"), "Shangri-La Hotel");
+  EXPECT_EQ(n.normalize("iPhone 13812345678"), "iPhone");
   EXPECT_EQ(n.normalize("周六福 0755-2345678"), "周六福");  // a shop, not a name, when it is all there is
   // A place word last, or no common surname first: a place, not a name.
   EXPECT_EQ(n.normalize("中山路100号 13812345678 王府井"), "中山路100号王府井");
@@ -157,6 +157,12 @@ TEST(AddressNormalizer, NormalizingTwiceChangesNothing) {
     const std::string once = n.normalize(text);
     EXPECT_EQ(n.normalize(once), once) << text;
   }
+  // Hints inside hints, each round of the rules dropping the innermost.
+  std::string nested = "路";
+  for (int i = 0; i < 12; ++i) nested += "(近";
+  nested += "a";
+  for (int i = 0; i < 12; ++i) nested += "a)";
+  EXPECT_EQ(n.normalize(nested), "路");
 }
 
 // Texts strung together from the pieces that the folding and the annotation rules read, so

@@ -70,7 +70,9 @@ bool is_separator(const AddressElement& e) {
 // The text with its divisions written first, as nearly every address writes them: the
 // string measures read a name left after the shared run as a place of its own, so
 // 文三路478号(杭州) and 建国路88号朝阳区北京市 are compared as 杭州文三路478号 and
-// 北京市朝阳区建国路88号. The text itself where no division follows a place element.
+// 北京市朝阳区建国路88号. Any element that is no division counts as the start of the rest
+// (苏州市工业园区娄葑街道… is compared as 苏州市娄葑街道工业园区…; the heads were trained so).
+// The text itself where no division follows such an element.
 std::string divisions_first(const ParsedAddress& p) {
   const auto& el = p.elements;
   const auto first_place = std::find_if(el.begin(), el.end(), [](const AddressElement& e) {

@@ -13,6 +13,9 @@ namespace geoalign::text {
 namespace {
 
 constexpr std::size_t kNone = std::u32string::npos;
+// How far back from a phone number its label or a name may stand: a few blanks or marks.
+// Bounded, so that many phone numbers after a long run cost no more than the text's length.
+constexpr std::size_t kMostGap = 8;
 
 bool is_digit(char32_t c) { return c >= U'0' && c <= U'9'; }
 bool is_blank(char32_t c) { return unicode::is_whitespace(c) || unicode::is_python_space(c); }
@@ -98,11 +101,12 @@ std::size_t mobile_end(const std::u32string& t, std::size_t i) {
   return exact_digits(t, j + 1, 4);
 }
 
+// With the country code: +86 138..., +86-138..., or 86/0086 glued to the number (a lone 86
+// before a blank is as likely a house number: 建国路86 13812345678).
 std::size_t international_mobile_end(const std::u32string& t, std::size_t i) {
-  std::size_t j = i;
-  if (const std::u32string_view code = word_at(t, j, {U"+86", U"0086", U"86"}); !code.empty()) {
-    j += code.size();
-    if (j < t.size() && (t[j] == U' ' || t[j] == U'-')) ++j;
+  if (const std::u32string_view code = word_at(t, i, {U"+86", U"0086", U"86"}); !code.empty()) {
+    std::size_t j = i + code.size();
+    if (code == U"+86" && j < t.size() && (t[j] == U' ' || t[j] == U'-')) ++j;
     if (const std::size_t end = mobile_end(t, j); end != kNone) return end;
   }
   return mobile_end(t, i);
@@ -173,6 +177,7 @@ class Stripper {
         out_.push_back(t_[i++]);
       } else {
         i = next;
+        drop_emptied_bracket(i);
         // One separator stands for the dropped field: "A, 13812345678, B" is "A, B".
         if (out_.empty() || is_separator(out_.back())) {
           while (i < t_.size() && is_separator(t_[i])) ++i;
@@ -183,6 +188,25 @@ class Stripper {
   }
 
  private:
+  // The first out_ position of the run of at most kMostGap characters before `end` that
+  // `skip` accepts.
+  template <typename Skip>
+  std::size_t back_over(std::size_t end, Skip skip) const {
+    std::size_t k = end;
+    while (k > 0 && end - k < kMostGap && skip(out_[k - 1])) --k;
+    return k;
+  }
+
+  // An annotation that was all a bracket held takes the bracket with it: XX店(电话 0571-88888888).
+  void drop_emptied_bracket(std::size_t& i) {
+    const std::size_t k = back_over(out_.size(), is_blank);
+    const std::size_t j = skip_blanks(t_, i);
+    if (k > 0 && out_[k - 1] == U'(' && j < t_.size() && t_[j] == U')') {
+      out_.resize(k - 1);
+      i = j + 1;
+    }
+  }
+
   bool at_field_start() const { return out_.empty() || is_separator(out_.back()) || out_.back() == U'('; }
 
   // Where an annotation that starts at i ends, or kNone. May also drop a label or a name
@@ -255,22 +279,22 @@ class Stripper {
   }
 
   void drop_phone_label() {
-    std::size_t k = out_.size();
-    while (k > 0 && is_blank(out_[k - 1])) --k;
-    if (k > 0 && is_colon(out_[k - 1])) --k;
-    while (k > 0 && is_blank(out_[k - 1])) --k;
-    const std::size_t label = word_start(out_, k, {U"联系电话", U"联系方式", U"电话号码", U"手机号码", U"手机号", U"电话", U"手机",
-                                                    U"座机", U"固话", U"tel", U"Tel", U"TEL", U"phone", U"Phone", U"PHONE",
-                                                    U"mobile", U"Mobile"});
-    if (label != kNone) out_.resize(label);
+    std::size_t k = back_over(out_.size(), is_blank);
+    if (k > 0 && is_colon(out_[k - 1])) k = back_over(k - 1, is_blank);
+    const std::size_t label =
+        word_start(out_, k, {U"联系电话", U"联系方式", U"电话号码", U"手机号码", U"固定电话", U"移动电话", U"手机号",
+                             U"电话", U"手机", U"座机", U"固话", U"tel", U"Tel", U"TEL", U"phone", U"Phone", U"PHONE",
+                             U"mobile", U"Mobile"});
+    // A Latin label is a word of its own: not the end of Hotel or iPhone.
+    const auto is_letter = [](char32_t c) { return (c >= U'a' && c <= U'z') || (c >= U'A' && c <= U'Z'); };
+    if (label != kNone && (label == 0 || !is_letter(out_[label - 1]) || !is_letter(out_[label]))) out_.resize(label);
   }
 
   bool drop_name_before() {
-    std::size_t k = out_.size();
-    while (k > 0 && is_separator(out_[k - 1])) --k;
-    std::size_t start = k;
-    while (start > 0 && unicode::is_cjk_ideograph(out_[start - 1])) --start;
-    if ((start > 0 && !is_separator(out_[start - 1])) ||
+    const std::size_t k = back_over(out_.size(), is_separator);
+    // A name has at most three characters; a fourth says the run is something else.
+    const std::size_t start = back_over(k, [](char32_t c) { return unicode::is_cjk_ideograph(c); });
+    if (k - start > 3 || (start > 0 && !is_separator(out_[start - 1])) ||
         !looks_like_a_name(std::u32string_view(out_).substr(start, k - start))) {
       return false;
     }

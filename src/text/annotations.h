@@ -9,15 +9,18 @@ namespace geoalign::text {
 // - phone numbers: mobiles (13812345678, 138-1234-5678, +86 138 1234 5678) and landlines
 //   with an area code (025-84561234, (025)84561234, 0571-8888888-123), with a label before
 //   them (电话: 手机 联系电话 tel ...);
-// - the recipient's name beside a dropped phone number, when it stands alone between
-//   separators (张三 13812345678, 13812345678,李四) and looks like a name: two or three
-//   Chinese characters, a common surname first, no place word last;
+// - the recipient's name beside a dropped phone number, when it stands between separators
+//   or glued to the number at a field's edge (张三 13812345678, 13812345678,李四,
+//   张三13812345678) and looks like a name: two or three Chinese characters, a common
+//   surname first, no place word last;
 // - a labelled name (收件人:张三, 联系人:李四) and a labelled postcode (邮编210000);
-// - a field label at the start or after a separator (收货地址: 地址:);
+// - a field label at the start, after a separator or after '(' (收货地址: 地址:);
 // - a landmark hint in brackets ((近新街口), (靠近地铁站), (距地铁2号线200米)): it says
-//   where the place is, and the same place is as often written without it.
-// Reads the text after full-width folding and bracket folding, and before blank cleaning,
-// which would glue a name to the address around it.
+//   where the place is, and the same place is as often written without it;
+// - a bracket that an annotation emptied.
+// Reads the text after full-width folding and bracket folding (without them, full-width
+// digits and （ ） are not recognized), and before blank cleaning, which would glue a name
+// to the address around it.
 void drop_annotations(std::u32string& text);
 
 }  // namespace geoalign::text

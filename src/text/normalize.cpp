@@ -111,15 +111,13 @@ std::string AddressNormalizer::normalize(std::string_view utf8) const {
   normalize_once(text, options_);
   if (options_.drop_annotations) {
     // Dropping one annotation can bring the text around it together into another
-    // (138(近X)12345678), and folding can complete one (138--1234--5678): again until
-    // nothing changes, so that normalizing twice gives what normalizing once gives. Each
-    // round only shortens the text, and a few always suffice on real text.
-    constexpr int kMaxRounds = 8;
-    for (int round = 0; round < kMaxRounds; ++round) {
-      std::u32string again = text;
+    // (138(近X)12345678, or a hint around a hint), and folding can complete one
+    // (138--1234--5678): again until nothing changes, so that normalizing twice gives what
+    // normalizing once gives. It ends: a round that drops nothing is the folding alone,
+    // which changes nothing the second time, and every other round shortens the text.
+    for (std::u32string again = text;; text = again) {
       normalize_once(again, options_);
       if (again == text) break;
-      text = std::move(again);
     }
   }
   std::string out = encode_utf8(text);

@@ -117,8 +117,9 @@ SURNAMES = set(
     "查麻苑迟邝")
 PLACE_ENDS = set("路街道巷弄号楼栋幢座层室村镇乡区县市省州园苑城店厦场馆院校司局所站庄湾坊屯寨桥港口门居府宅阁轩社队组部厂行"
                  "井湖塘坝岭坡洲岛")
-PHONE_LABELS = ["联系电话", "联系方式", "电话号码", "手机号码", "手机号", "电话", "手机", "座机", "固话", "tel", "Tel", "TEL",
-                "phone", "Phone", "PHONE", "mobile", "Mobile"]
+PHONE_LABELS = ["联系电话", "联系方式", "电话号码", "手机号码", "固定电话", "移动电话", "手机号", "电话", "手机", "座机", "固话",
+                "tel", "Tel", "TEL", "phone", "Phone", "PHONE", "mobile", "Mobile"]
+MOST_GAP = 8  # how far back from a phone number its label or a name may stand
 MOBILE = re.compile(r"1[3-9]\d{9}(?!\d)|1[3-9]\d \d{4} \d{4}(?!\d)|1[3-9]\d-\d{4}-\d{4}(?!\d)", re.A)
 LANDLINE = re.compile(r"[48]00-\d{3}-\d{4}(?!\d)|(?:0\d{2,3}-|\(0\d{2,3}\)[- ]?)\d{7,8}(?!\d)(?:[-转]\d{1,5}(?!\d))?", re.A)
 SIX_DIGITS = re.compile(r"\d{6}(?!\d)", re.A)
@@ -213,7 +214,7 @@ def _phone_end(text, i):
     for code in ("+86", "0086", "86"):
         if text.startswith(code, i):
             j = i + len(code)
-            if j < len(text) and text[j] in " -":
+            if code == "+86" and j < len(text) and text[j] in " -":
                 j += 1
             m = MOBILE.match(text, j)
             if m:
@@ -263,33 +264,39 @@ def _strip(text, drop_names):
             i += 1
             continue
         i = end
+        k = _back_over(out, len(out), _blank)
+        j = _skip_blanks(text, i)
+        if k and out[k - 1] == "(" and j < len(text) and text[j] == ")":  # a bracket the annotation emptied
+            del out[k - 1:]
+            i = j + 1
         if not out or _separator(out[-1]):
             while i < len(text) and _separator(text[i]):
                 i += 1
     return "".join(out)
 
 
+def _back_over(chars, end, skip):
+    """The first position of the run of at most MOST_GAP characters before end that skip accepts."""
+    k = end
+    while k and end - k < MOST_GAP and skip(chars[k - 1]):
+        k -= 1
+    return k
+
+
 def _drop_phone_neighbours(text, out, end, drop_names):
     """Drops the phone's label and a name before it from out, or returns the end of a name after it."""
-    k = len(out)
-    while k and _blank(out[k - 1]):
-        k -= 1
+    k = _back_over(out, len(out), _blank)
     if k and out[k - 1] in ":：":
-        k -= 1
-    while k and _blank(out[k - 1]):
-        k -= 1
+        k = _back_over(out, k - 1, _blank)
     label = _word_start(out, k, PHONE_LABELS)
-    if label is not None:
+    latin = lambda c: "a" <= c <= "z" or "A" <= c <= "Z"  # noqa: E731
+    if label is not None and (label == 0 or not latin(out[label - 1]) or not latin(out[label])):
         del out[label:]
     if not drop_names:
         return end
-    k = len(out)
-    while k and _separator(out[k - 1]):
-        k -= 1
-    start = k
-    while start and _is_cjk(out[start - 1]):
-        start -= 1
-    if (start == 0 or _separator(out[start - 1])) and _name("".join(out[start:k])):
+    k = _back_over(out, len(out), _separator)
+    start = _back_over(out, k, _is_cjk)
+    if k - start <= 3 and (start == 0 or _separator(out[start - 1])) and _name("".join(out[start:k])):
         del out[start:]
         return end
     j = end
@@ -319,7 +326,7 @@ def normalize(text, options):
     """options: the "normalize" object of a model's config.json ("geoalign" key)."""
     text = _normalize_once(text, options)
     if options.get("drop_annotations"):
-        for _ in range(8):  # until nothing changes, as the engine does
+        while True:  # until nothing changes, as the engine does
             again = _normalize_once(text, options)
             if again == text:
                 break
