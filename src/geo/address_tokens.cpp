@@ -31,6 +31,11 @@ bool separates_elements(char32_t c) {
   }
 }
 
+bool separates_elements(const AddressElement& e) {
+  const std::u32string c = text::decode_utf8(e.text);
+  return c.size() == 1 && separates_elements(c[0]);
+}
+
 std::vector<AddressToken> tokenize_address(std::u32string_view text) {
   std::vector<AddressToken> tokens;
   std::size_t i = 0;

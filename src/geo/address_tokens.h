@@ -5,6 +5,8 @@
 #include <string_view>
 #include <vector>
 
+#include "geoalign/parser.h"
+
 namespace geoalign::geo {
 
 // The unit the element tagger labels, as in the address_ner data: a run of ASCII digits,
@@ -25,6 +27,8 @@ std::vector<AddressToken> tokenize_address(std::u32string_view text);
 // within one element (1-1、1-2层): as a separator it cost the match head 0.004 of
 // cross-validated macro-F1.
 bool separates_elements(char32_t c);
+// An element that is one such mark (the parser tags each redundant).
+bool separates_elements(const AddressElement& e);
 
 // U+FF01..U+FF5E to ASCII and U+3000 to a space; everything else unchanged. One code
 // point in, one out, which keeps offsets valid.

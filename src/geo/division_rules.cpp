@@ -14,11 +14,6 @@ bool is_admin_tag(const std::string& tag) {
   return tag == "country" || tag == "prov" || tag == "city" || tag == "district" || tag == "town";
 }
 
-bool is_separator(const AddressElement& e) {
-  const std::u32string c = text::decode_utf8(e.text);
-  return c.size() == 1 && separates_elements(c[0]);
-}
-
 struct Piece {
   std::size_t start = 0, end = 0;  // code points in the address
   std::vector<std::int32_t> divisions;  // above the towns, shallowest first
@@ -82,7 +77,7 @@ bool one_place(const Gazetteer& gazetteer, const std::vector<Piece>& pieces, std
 }  // namespace
 
 void tag_leading_country(std::vector<AddressElement>& elements) {
-  const auto first = std::find_if(elements.begin(), elements.end(), [](const auto& e) { return !is_separator(e); });
+  const auto first = std::find_if(elements.begin(), elements.end(), [](const auto& e) { return !separates_elements(e); });
   if (first != elements.end() && (first->text == "中国" || first->text == "中华人民共和国")) first->tag = "country";
 }
 
@@ -94,7 +89,7 @@ void retag_trailing_divisions(std::vector<AddressElement>& elements, std::u32str
   std::size_t first = elements.size();
   while (first > 0) {
     const AddressElement& e = elements[first - 1];
-    if (!is_separator(e) && !is_admin_tag(e.tag)) {
+    if (!separates_elements(e) && !is_admin_tag(e.tag)) {
       const auto names = split_into_names(gazetteer, text, e.start, e.end);
       if (names.empty()) break;
       pieces.insert(pieces.begin(), names.begin(), names.end());
@@ -119,7 +114,7 @@ void retag_trailing_divisions(std::vector<AddressElement>& elements, std::u32str
   elements.resize(first);
   std::size_t next_piece = 0;
   for (AddressElement& e : tail) {
-    if (is_separator(e) || is_admin_tag(e.tag)) {
+    if (separates_elements(e) || is_admin_tag(e.tag)) {
       elements.push_back(std::move(e));
       continue;
     }

@@ -62,11 +62,6 @@ int division_rank(std::string_view tag) {
   return it == kLevels.end() ? -1 : static_cast<int>(it - kLevels.begin());
 }
 
-bool is_separator(const AddressElement& e) {
-  const std::u32string c = text::decode_utf8(e.text);
-  return e.tag == "redundant" && c.size() == 1 && geo::separates_elements(c[0]);
-}
-
 // The text with its divisions written first, as nearly every address writes them: the
 // string measures read a name left after the shared run as a place of its own, so
 // 文三路478号(杭州) and 建国路88号朝阳区北京市 are compared as 杭州文三路478号 and
@@ -97,7 +92,7 @@ std::string divisions_first(const ParsedAddress& p) {
   for (std::size_t i = begin; i < el.size(); ++i) {
     const bool beside_division = (i > begin && division_rank(el[i - 1].tag) >= 0) ||
                                  (i + 1 < el.size() && division_rank(el[i + 1].tag) >= 0);
-    if (division_rank(el[i].tag) >= 0 || (is_separator(el[i]) && beside_division)) {
+    if (division_rank(el[i].tag) >= 0 || (geo::separates_elements(el[i]) && beside_division)) {
       std::fill(dropped.begin() + static_cast<std::ptrdiff_t>(el[i].start),
                 dropped.begin() + static_cast<std::ptrdiff_t>(el[i].end), true);
     }
