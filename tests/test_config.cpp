@@ -105,7 +105,8 @@ TEST(ModelConfig, AFolderInPlaceOfTheFileIsAClearError) {
 TEST(ModelConfig, ReadsGeoalignSettingsAndTokenizerConfig) {
   TempDir dir;
   auto c = base_config();
-  c["geoalign"] = {{"normalize", {{"fullwidth_to_halfwidth", true}, {"clean_whitespace", true}, {"drop_annotations", true}}},
+  c["geoalign"] = {{"normalize", {{"fullwidth_to_halfwidth", true}, {"clean_whitespace", true}, {"drop_annotations", true},
+                                  {"decode_markup", true}}},
                    {"max_length", 64}};
   write_file(dir / "config.json", c.dump());
   write_file(dir / "tokenizer_config.json", R"({"do_lower_case": false, "strip_accents": true})");
@@ -115,6 +116,7 @@ TEST(ModelConfig, ReadsGeoalignSettingsAndTokenizerConfig) {
   EXPECT_FALSE(m.settings.normalize.traditional_to_simplified);
   EXPECT_FALSE(m.settings.normalize.fold_variants);
   EXPECT_TRUE(m.settings.normalize.drop_annotations);
+  EXPECT_TRUE(m.settings.normalize.decode_markup);
   EXPECT_EQ(m.settings.max_length, 64u);
   EXPECT_FALSE(m.tokenizer.do_lower_case);
   EXPECT_EQ(m.tokenizer.strip_accents, true);

@@ -107,7 +107,8 @@ std::string add_variants(const std::string& address, std::mt19937& rng) {
   return text::encode_utf8(wrap[0] + out + wrap[1]);
 }
 
-// One thing that is not part of the address, before or after it.
+// One thing that is not part of the address, before or after it: what an order or a
+// contact card adds, or what an export leaves.
 std::string add_annotation(const std::string& address, std::mt19937& rng) {
   static const char* const kPhones[] = {"13812345678", "159-0123-4567", "+86 186 1234 5678", "电话:025-84561234",
                                         "手机：(0571)88881234", "Tel:0755-2345678转801"};
@@ -117,14 +118,17 @@ std::string add_annotation(const std::string& address, std::mt19937& rng) {
     return std::string(options[std::uniform_int_distribution<std::size_t>(0, std::size(options) - 1)(rng)]);
   };
   const std::string sep = pick(kSeparators), phone = pick(kPhones), name = pick(kNames);
-  switch (std::uniform_int_distribution<int>(0, 6)(rng)) {
+  switch (std::uniform_int_distribution<int>(0, 9)(rng)) {
     case 0: return address + sep + phone;
     case 1: return name + sep + phone + sep + address;
     case 2: return address + sep + phone + sep + name;
     case 3: return address + sep + "收件人:" + name;
     case 4: return address + "邮编210000";
     case 5: return "收货地址：" + address;
-    default: return address + "（近新街口）";
+    case 6: return address + "（近新街口）";
+    case 7: return address + "(周末不收货,请放门卫)";
+    case 8: return address + sep + "到了打电话" + sep + "谢谢😀";
+    default: return address + "&nbsp;&amp;nbsp;\\n";
   }
 }
 

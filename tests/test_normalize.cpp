@@ -129,6 +129,54 @@ TEST(AddressNormalizer, KeepsWhatCouldBeTheAddress) {
   EXPECT_EQ(n.normalize("中山路100号 13812345678 张家村"), "中山路100号张家村");
 }
 
+// How to hand a parcel over says nothing about where: a bracketed note or a field that
+// opens like a request goes, and so do emoji.
+TEST(AddressNormalizer, DropsDeliveryNotesAndPictographs) {
+  const AddressNormalizer n(NormalizeOptions::addresses());
+  const std::string address = "杭州市西湖区文三路100号";
+  for (const char* noted :
+       {"杭州市西湖区文三路100号(送货上门)", "杭州市西湖区文三路100号 请放门卫", "杭州市西湖区文三路100号，放快递柜",
+        "杭州市西湖区文三路100号（周末不收货）", "杭州市西湖区文三路100号(到了打电话,谢谢)",
+        "杭州市西湖区文三路100号(请第一时间发货,谢谢", "杭州市西湖区文三路100号,工作日送货, 谢谢",
+        "请放门卫,杭州市西湖区文三路100号", "杭州市西湖区文三路100号😀", "☎ 杭州市西湖区文三路100号",
+        "杭州市西湖区文三路100号⭐️", "杭州市西湖区文三路100号 张三 ☎13812345678"}) {
+    EXPECT_EQ(n.normalize(noted), address) << noted;
+  }
+  EXPECT_EQ(n.normalize("文三路100号(龙湖工业区,请放门卫)"), "文三路100号(龙湖工业区)");
+  EXPECT_EQ(n.normalize("文三😀路"), "文三路");
+  EXPECT_EQ(n.normalize("文三路100号(请放门卫(东门)"), "文三路100号(东门)");  // a note left open
+  EXPECT_EQ(n.normalize("文三路100号,放快递柜,3楼"), "文三路100号,3楼");
+  EXPECT_EQ(n.normalize("二单元到 了打电话"), "二单元");  // a blank cannot hide a note
+  EXPECT_EQ(n.normalize("二单元到·了打电话"), "二单元");  // nor a dot
+  EXPECT_EQ(n.normalize("百货到了打电话"), "百货");
+  // A shop whose name opens like a request, a bracket that is no note, and a note that is
+  // all there is, stay.
+  for (const char* kept : {"新成路91号阳光花卉(勿忘我花屋)", "周末咖啡(文三路店)", "文三路100号(门卫室)", "请放门卫", "😀"}) {
+    EXPECT_EQ(n.normalize(kept), kept);
+  }
+  EXPECT_EQ(n.normalize("❶号楼"), "1号楼");  // a dingbat digit is a digit
+}
+
+// Exports leave HTML references and written-out escapes in a column.
+TEST(AddressNormalizer, DecodesMarkup) {
+  const AddressNormalizer n(NormalizeOptions::addresses());
+  EXPECT_EQ(n.normalize("文三路100号&nbsp;"), "文三路100号");
+  EXPECT_EQ(n.normalize("文三路&nbsp;100号"), "文三路100号");
+  EXPECT_EQ(n.normalize("文三路100号&amp;nbsp;"), "文三路100号");  // escaped twice
+  EXPECT_EQ(n.normalize("中信&middot;阳光澳园"), "中信阳光澳园");  // then the name dot goes
+  EXPECT_EQ(n.normalize("瑞金路4号A&amp;B"), "瑞金路4号A&B");
+  EXPECT_EQ(n.normalize("&#25991;&#x4E09;路"), "文三路");
+  EXPECT_EQ(n.normalize("&#65288;东门&#65289;"), "(东门)");  // decoded, then width-folded
+  EXPECT_EQ(n.normalize("文三路100号\\n3楼"), "文三路100号3楼");
+  EXPECT_EQ(n.normalize("Room 3\\tB"), "Room 3 B");
+  for (const char* kept : {"瑞金路4号A&B", "A&nbspB", "A&unknown;B", "A&#0;B", "A&#xD800;B", "A&#1114112;B", "A&#;B",
+                           "C:\\data", "A&#x110000;B", "A&#x4E0G;B"}) {
+    EXPECT_EQ(n.normalize(kept), kept);
+  }
+  const AddressNormalizer raw({.decode_markup = false});
+  EXPECT_EQ(raw.normalize("A&amp;B"), "A&amp;B");
+}
+
 // A row of nothing but noise is a placeholder, and stays one rather than becoming blank.
 TEST(AddressNormalizer, FoldingNeverEmptiesAnAddress) {
   const AddressNormalizer n(NormalizeOptions::addresses());
@@ -153,7 +201,8 @@ TEST(AddressNormalizer, NormalizingTwiceChangesNothing) {
                            "− 1层", "3 #楼", "1 — — 2号", "薴", "“。”", "A ’B 。", " - 3 # 。",
                            "三一 · 新境界", "三一··新境界", "·三一·新·",
                            "张三 13812345678 中山路", "中山路(近(近新街口))", "邮编 邮编210000 210000",
-                           "地址:地址:中山路", "13812345678 13812345678"}) {
+                           "地址:地址:中山路", "13812345678 13812345678", "&amp;#65288;3&#x29;",
+                           "&#92;n", "\\&#110;", "(请(请放)", ",请放,请放门卫😀"}) {
     const std::string once = n.normalize(text);
     EXPECT_EQ(n.normalize(once), once) << text;
   }
@@ -172,7 +221,8 @@ TEST(AddressNormalizer, NormalizingTwiceChangesNothingOnRandomPieces) {
   static const char* const kPieces[] = {
       "138", "1234", "5678", "13812345678", "025", "-", "--", "—", " ", ",", "，", "(", ")", "【", "】", "近", "靠", "新街口",
       "电话", "电", "话", ":", "：", "收件人", "邮编", "210000", "地址", "张三", "欧阳", "王", "路", "号", "#", "3", "·", "。",
-      "“", "”", "+86", "转", "\u200B", "\u3000", "Tel", "中山路100号", "⑧"};
+      "“", "”", "+86", "转", "\u200B", "\u3000", "Tel", "中山路100号", "⑧", "&", "amp;", "&nbsp;", "#", "x4E09;",
+      "\\", "n", "请", "放门卫", "到了", "😀", "\uFE0F"};
   std::mt19937 rng(11);
   std::uniform_int_distribution<std::size_t> piece(0, std::size(kPieces) - 1), length(1, 12);
   for (int i = 0; i < 20000; ++i) {

@@ -98,6 +98,7 @@ GeoalignSettings parse_settings(const JsonFields& config, const BertConfig& bert
     s.normalize.traditional_to_simplified = n.boolean("traditional_to_simplified", false);
     s.normalize.fold_variants = n.boolean("fold_variants", false);
     s.normalize.drop_annotations = n.boolean("drop_annotations", false);
+    s.normalize.decode_markup = n.boolean("decode_markup", false);
   }
   const std::int64_t max_length = g.integer("max_length", static_cast<std::int64_t>(s.max_length));
   if (max_length < 3 || max_length > bert.max_position_embeddings) {

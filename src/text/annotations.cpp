@@ -164,6 +164,52 @@ bool looks_like_a_name(std::u32string_view run) {
          kPlaceEnds.find(run.back()) == std::u32string_view::npos;
 }
 
+// How a delivery note opens: a request (请放门卫), when to come (工作日送货), where to leave
+// the parcel (放快递柜), whom to call (到了打电话). No address element starts with these,
+// and no address contains the first list at all, so a note that opens with one of them is
+// read wherever it stands, even glued to the address (二单元到了打电话). The second list
+// opens a note only at a field's start or inside a bracket: 请 alone, or 送到, could be
+// inside a name, and 货到 ends 百货 before 到了打电话. 勿 and 周末 only with what follows
+// them: 勿忘我 and 周末 name shops.
+constexpr std::u32string_view kNoteOpeners[] = {
+    U"请放", U"请送", U"请勿", U"请联系", U"请提前", U"请打", U"请致电", U"请电话", U"麻烦", U"烦请", U"务必",
+    U"千万不要", U"千万别", U"到了打", U"到了请", U"到了联系", U"到了电话", U"到货请", U"到货打", U"到货电话",
+    U"送货上门", U"放门卫", U"放前台", U"放快递", U"放驿站", U"放丰巢", U"可暂放", U"可存放", U"暂放", U"可放", U"周末不", U"周末勿",
+    U"工作日", U"节假日", U"不要放", U"不要送", U"不要打", U"勿放", U"勿送", U"勿打", U"谢谢", U"提前联系", U"提前打电话",
+    U"提前电话", U"电话联系", U"打电话", U"先打电话", U"先联系", U"短信通知", U"联系我"};
+constexpr std::u32string_view kFieldNoteOpeners[] = {U"请", U"货到", U"到了", U"到货", U"送货", U"送到", U"送至", U"放在",
+                                                     U"放到", U"放门", U"帮忙", U"周末请", U"周末送", U"周末收", U"先电话"};
+
+template <std::size_t N>
+bool opens_with(const std::u32string& t, std::size_t i, const std::u32string_view (&openers)[N]) {
+  return std::any_of(std::begin(openers), std::end(openers), [&](std::u32string_view w) { return starts_with(t, i, w); });
+}
+
+// Where the delivery note that starts at t[i] ends, or kNone. `out` is the text before it,
+// as kept. In brackets, a note runs to its closing bracket or, left open, to the next
+// bracket or the end; outside them, to the next separator that is not a blank.
+std::size_t delivery_note_end(const std::u32string& t, std::size_t i, const std::u32string& out) {
+  if (t[i] == U'(') {
+    if (!opens_with(t, i + 1, kNoteOpeners) && !opens_with(t, i + 1, kFieldNoteOpeners)) return kNone;
+    std::size_t j = i + 1;
+    while (j < t.size() && t[j] != U'(' && t[j] != U')') ++j;
+    return j < t.size() && t[j] == U')' ? j + 1 : j;
+  }
+  const bool at_field_start = out.empty() || is_separator(out.back()) || out.back() == U'(';
+  if (!opens_with(t, i, kNoteOpeners) && !(at_field_start && opens_with(t, i, kFieldNoteOpeners))) return kNone;
+  std::size_t j = i;
+  while (j < t.size() && (is_blank(t[j]) || !is_separator(t[j])) && t[j] != U'(' && t[j] != U')') ++j;
+  return j;
+}
+
+// Emoji and pictographs (😀 ⭐ ☎ ✔) say nothing about a place. Dingbat digits (❶) are
+// digits, for variant folding.
+bool is_pictograph(char32_t c) {
+  if (c >= 0x2776 && c <= 0x2793) return false;
+  return (c >= 0x1F000 && c <= 0x1FAFF) || (c >= 0x2600 && c <= 0x27BF) || (c >= 0x2B00 && c <= 0x2BFF) ||
+         (c >= 0x2300 && c <= 0x23FF) || c == 0xFE0E || c == 0xFE0F;
+}
+
 class Stripper {
  public:
   Stripper(const std::u32string& text, bool drop_names) : t_(text), drop_names_(drop_names) {}
@@ -208,7 +254,6 @@ class Stripper {
   }
 
   bool at_field_start() const { return out_.empty() || is_separator(out_.back()) || out_.back() == U'('; }
-
   // Where an annotation that starts at i ends, or kNone. May also drop a label or a name
   // already copied to out_.
   std::size_t annotation_end(std::size_t i) {
@@ -307,6 +352,10 @@ class Stripper {
   std::u32string out_;
 };
 
+bool has_content(const std::u32string& s) {
+  return std::any_of(s.begin(), s.end(), [](char32_t c) { return !is_separator(c); });
+}
+
 }  // namespace
 
 void drop_annotations(std::u32string& text) {
@@ -314,19 +363,37 @@ void drop_annotations(std::u32string& text) {
   // blank cleaning drops them anyway.
   std::u32string visible;
   visible.reserve(text.size());
-  std::copy_if(text.begin(), text.end(), std::back_inserter(visible), [](char32_t c) { return !unicode::is_control(c); });
-  const auto has_content = [](const std::u32string& s) {
-    return std::any_of(s.begin(), s.end(), [](char32_t c) { return !is_separator(c); });
-  };
+  std::copy_if(text.begin(), text.end(), std::back_inserter(visible),
+               [](char32_t c) { return !is_pictograph(c) && !unicode::is_control(c); });
   // What reads as a name beside a phone number may be the whole address (a shop called
   // 周六福); a row that is nothing but a phone number or a hint stays as it is, a
   // placeholder rather than an empty address.
   for (const bool drop_names : {true, false}) {
     if (std::u32string stripped = Stripper(visible, drop_names).run(); has_content(stripped)) {
-      if (stripped != visible) text = std::move(stripped);
+      if (stripped != text) text = std::move(stripped);
       return;
     }
   }
+}
+
+void drop_delivery_notes(std::u32string& text) {
+  std::u32string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t end = delivery_note_end(text, i, out);
+    if (end == kNone) {
+      out.push_back(text[i++]);
+      continue;
+    }
+    i = end;
+    // A separator before the note stood for it: (A,请放门卫) is (A), and A,请放门卫,B is A,B.
+    if (i < text.size() && text[i] == U')') {
+      while (!out.empty() && is_separator(out.back())) out.pop_back();
+    } else if (out.empty() || is_separator(out.back())) {
+      while (i < text.size() && is_separator(text[i])) ++i;
+    }
+  }
+  if (has_content(out) && out != text) text = std::move(out);
 }
 
 }  // namespace geoalign::text

@@ -17,10 +17,17 @@ namespace geoalign::text {
 // - a field label at the start, after a separator or after '(' (收货地址: 地址:);
 // - a landmark hint in brackets ((近新街口), (靠近地铁站), (距地铁2号线200米)): it says
 //   where the place is, and the same place is as often written without it;
+// - emoji and pictographs (😀 ⭐ ☎);
 // - a bracket that an annotation emptied.
 // Reads the text after full-width folding and bracket folding (without them, full-width
 // digits and （ ） are not recognized), and before blank cleaning, which would glue a name
 // to the address around it.
 void drop_annotations(std::u32string& text);
+
+// A delivery note, in brackets or beside the address ((请放门卫), (周末不收货), ，放快递柜,
+// 二单元到了打电话): it says how to hand a parcel over, not where. Never empties the text.
+// Reads the text after blank cleaning and variant folding, so that a blank or a dot between
+// two Chinese characters (到 了打电话, 到·了打电话) cannot hide or cut a note.
+void drop_delivery_notes(std::u32string& text);
 
 }  // namespace geoalign::text

@@ -4,6 +4,7 @@
 
 #include "geoalign/error.h"
 #include "text/annotations.h"
+#include "text/markup.h"
 #include "text/unicode.h"
 #include "text/utf8.h"
 #include "text/variant_folding.h"
@@ -74,6 +75,9 @@ void normalize_once(std::u32string& text, const NormalizeOptions& options) {
       }
     }
   }
+  // After width folding, which makes ＆ an &; before variant folding, which reads what
+  // &middot; stands for.
+  if (options.decode_markup) decode_markup(text);
   if (options.fold_variants) fold_variant_characters(text);
   // Before blank cleaning: the blanks between a name, a phone number and the address are
   // what tell them apart.
@@ -98,6 +102,7 @@ void normalize_once(std::u32string& text, const NormalizeOptions& options) {
     text = std::move(cleaned);
   }
   if (options.fold_variants) fold_variant_sequences(text);
+  if (options.drop_annotations) drop_delivery_notes(text);
 }
 
 }  // namespace
@@ -109,10 +114,11 @@ std::string AddressNormalizer::normalize(std::string_view utf8) const {
   }
   std::u32string text = decode_utf8(utf8);
   normalize_once(text, options_);
-  if (options_.drop_annotations) {
+  if (options_.drop_annotations || options_.decode_markup) {
     // Dropping one annotation can bring the text around it together into another
     // (138(近X)12345678, or a hint around a hint), and folding can complete one
-    // (138--1234--5678): again until nothing changes, so that normalizing twice gives what
+    // (138--1234--5678), and a decoded reference can be a width or a variant to fold
+    // (&#65288; is （): again until nothing changes, so that normalizing twice gives what
     // normalizing once gives. It ends: a round that drops nothing is the folding alone,
     // which changes nothing the second time, and every other round shortens the text.
     for (std::u32string again = text;; text = again) {

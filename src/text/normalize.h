@@ -25,16 +25,26 @@ struct NormalizeOptions {
   bool fold_variants = false;
   // Drops what people write beside an address that is not part of it: phone numbers, the
   // recipient's name beside one, labelled postcodes and names, field labels, bracketed
-  // landmark hints such as (近新街口) (text/annotations.h).
+  // landmark hints such as (近新街口), delivery notes such as (请放门卫), emoji
+  // (text/annotations.h).
   bool drop_annotations = false;
+  // Reads markup that exports leave in a column as what it stands for: HTML character
+  // references (&nbsp; &middot; &#183;) and backslash escapes written out as text (\n)
+  // (text/markup.h).
+  bool decode_markup = false;
 
   bool any() const {
-    return fullwidth_to_halfwidth || clean_whitespace || traditional_to_simplified || fold_variants || drop_annotations;
+    return fullwidth_to_halfwidth || clean_whitespace || traditional_to_simplified || fold_variants ||
+           drop_annotations || decode_markup;
   }
 
   // What geoalign's own models ask for, and what `parse` applies without a model.
   static NormalizeOptions addresses() {
-    return {.fullwidth_to_halfwidth = true, .clean_whitespace = true, .fold_variants = true, .drop_annotations = true};
+    return {.fullwidth_to_halfwidth = true,
+            .clean_whitespace = true,
+            .fold_variants = true,
+            .drop_annotations = true,
+            .decode_markup = true};
   }
 };
 

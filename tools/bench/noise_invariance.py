@@ -17,9 +17,12 @@ and quotes, a full stop or a comma around it. With --kind annotations (what the
 order or a contact card adds beside an address: a phone number (mobile or landline, in
 the ways people write them, with or without a label), the recipient's name beside it, a
 labelled name or postcode, a field label, or a bracketed landmark hint, at either end.
+With --kind notes one address of each pair, or both, gets a delivery note (in brackets,
+as a field of its own, or glued on), an emoji, or markup an export leaves (&nbsp;,
+&amp;middot;, a written-out \\n): what `drop_annotations` and `decode_markup` read away.
 
     /usr/bin/python3 tools/bench/noise_invariance.py ../shared/data/ccks2021_address_relevance/pairs.tsv \
-        [--kind blanks|variants|annotations] [--geoalign build/release/geoalign] [--model models/default] [--precision fp32]
+        [--kind blanks|variants|annotations|notes] [--geoalign build/release/geoalign] [--model models/default] [--precision fp32]
 """
 import argparse
 import os
@@ -115,9 +118,33 @@ def add_annotation(text, rng):
     return text + rng.choice(HINTS)
 
 
-def add_annotations(pair, rng):
+NOTES = ["请放门卫", "放快递柜", "送货上门", "周末不收货", "到了打电话", "工作日送货，谢谢", "可暂放隔壁超市代收",
+         "不要放二楼", "请提前电话联系"]
+EMOJI = ["😀", "⭐️", "☎", "🏠", "👍🏻", "❤️"]
+MARKUP = ["&nbsp;", "&amp;nbsp;", "\\n", "\\r\\n", "&#160;"]
+
+
+def add_note(text, rng):
+    """A delivery note, an emoji or an export's markup."""
+    kind = rng.randrange(5)
+    if kind == 0:
+        note = rng.choice(NOTES)
+        return text + rng.choice(["(%s)", "（%s）", "【%s】"]) % note
+    if kind == 1:
+        return text + rng.choice(SEPARATORS) + rng.choice(NOTES)
+    if kind == 2:
+        return text + rng.choice(["到了打电话", "请放门卫", "暂放前台"])
+    if kind == 3:
+        cut = rng.randrange(len(text) + 1)
+        return text[:cut] + rng.choice(EMOJI) + text[cut:]
+    if "·" in text:
+        return text.replace("·", rng.choice(["&middot;", "&amp;middot;", "&#183;"]))
+    return text + rng.choice(MARKUP) if rng.random() < 0.5 else rng.choice(MARKUP) + text
+
+
+def add_annotations(pair, rng, add=add_annotation):
     sides = rng.choice([(True, False), (False, True), (True, True)])
-    return [add_annotation(t, rng) if noisy else t for t, noisy in zip(pair, sides)]
+    return [add(t, rng) if noisy else t for t, noisy in zip(pair, sides)]
 
 
 def score(geoalign, model, precision, path):
@@ -134,7 +161,7 @@ def main():
     ap.add_argument("--precision", default="fp32")
     ap.add_argument("--rate", type=float, default=0.1, help="chance of noise after each character")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--kind", choices=["blanks", "variants", "annotations"], default="blanks")
+    ap.add_argument("--kind", choices=["blanks", "variants", "annotations", "notes"], default="blanks")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     clean_rows, noisy_rows = [], []
@@ -144,8 +171,8 @@ def main():
             if len(f) < 2 or not f[0].strip() or not f[1].strip() or f[0].startswith("addr1"):
                 continue
             clean_rows.append(f"{f[0]}\t{f[1]}\n")
-            if args.kind == "annotations":
-                noisy = add_annotations(f[:2], rng)
+            if args.kind in ("annotations", "notes"):
+                noisy = add_annotations(f[:2], rng, add_annotation if args.kind == "annotations" else add_note)
             else:
                 noise = add_noise if args.kind == "blanks" else add_variants
                 noisy = [noise(f[0], rng, args.rate), noise(f[1], rng, args.rate)]

@@ -78,6 +78,49 @@ def clean_whitespace(text):
     return "".join(out)
 
 
+NAMED_REFERENCES = {"nbsp": "\u00a0", "amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'", "middot": "\u00b7",
+                    "bull": "\u2022", "ndash": "\u2013", "mdash": "\u2014", "hellip": "\u2026", "ldquo": "\u201c",
+                    "rdquo": "\u201d", "lsquo": "\u2018", "rsquo": "\u2019", "ensp": "\u2002", "emsp": "\u2003",
+                    "thinsp": "\u2009", "times": "\u00d7", "deg": "\u00b0"}
+
+
+def _reference(body):
+    """The character an HTML reference's body (nbsp, #183, #x4E2D) names, or None."""
+    if body in NAMED_REFERENCES:
+        return NAMED_REFERENCES[body]
+    m = re.fullmatch(r"#(?:([0-9]+)|[xX]([0-9a-fA-F]+))", body)
+    if not m:
+        return None
+    value = int(m.group(1), 10) if m.group(1) else int(m.group(2), 16)
+    if value == 0 or value > 0x10FFFF or 0xD800 <= value <= 0xDFFF or (value < 0x20 and value not in (9, 10)):
+        return None
+    return chr(value)
+
+
+def decode_markup(text):
+    """HTML character references and written-out backslash escapes (text/markup.h), until none is left."""
+    while True:
+        out, i, changed = [], 0, False
+        while i < len(text):
+            if text[i] == "&":
+                semicolon = text.find(";", i + 1)
+                if semicolon != -1 and semicolon - i - 1 <= 10:
+                    c = _reference(text[i + 1:semicolon])
+                    if c is not None:
+                        out.append(c)
+                        i, changed = semicolon + 1, True
+                        continue
+            if text[i] == "\\" and i + 1 < len(text) and text[i + 1] in "nrt":
+                out.append(" ")
+                i, changed = i + 2, True
+                continue
+            out.append(text[i])
+            i += 1
+        if not changed:
+            return text
+        text = "".join(out)
+
+
 def fold_variant_characters(text):
     out = []
     for c in text:
@@ -181,6 +224,62 @@ def _word_start(chars, end, words):
     return None
 
 
+NOTE_OPENERS = ("请放", "请送", "请勿", "请联系", "请提前", "请打", "请致电", "请电话", "麻烦", "烦请", "务必", "千万不要",
+                "千万别", "到了打", "到了请", "到了联系", "到了电话", "到货请", "到货打", "到货电话", "送货上门", "放门卫",
+                "放前台", "放快递", "放驿站", "放丰巢", "可暂放", "可存放", "暂放", "可放", "周末不", "周末勿", "工作日", "节假日", "不要放", "不要送",
+                "不要打", "勿放", "勿送", "勿打", "谢谢", "提前联系", "提前打电话", "提前电话", "电话联系", "打电话", "先打电话",
+                "先联系", "短信通知", "联系我")
+FIELD_NOTE_OPENERS = ("请", "货到", "到了", "到货", "送货", "送到", "送至", "放在", "放到", "放门", "帮忙", "周末请", "周末送", "周末收",
+                      "先电话")
+
+
+def _delivery_note_end(text, i, out):
+    """A bracketed delivery note to its closing bracket (left open: to the next bracket or the
+    end), or one outside brackets to the next separator that is not a blank."""
+    opens = lambda j, words: any(text.startswith(w, j) for w in words)  # noqa: E731
+    if text[i] == "(":
+        if not opens(i + 1, NOTE_OPENERS + FIELD_NOTE_OPENERS):
+            return None
+        j = i + 1
+        while j < len(text) and text[j] not in "()":
+            j += 1
+        return j + 1 if j < len(text) and text[j] == ")" else j
+    at_field_start = not out or _separator(out[-1]) or out[-1] == "("
+    if not opens(i, NOTE_OPENERS) and not (at_field_start and opens(i, FIELD_NOTE_OPENERS)):
+        return None
+    j = i
+    while j < len(text) and (_blank(text[j]) or not _separator(text[j])) and text[j] not in "()":
+        j += 1
+    return j
+
+
+def drop_delivery_notes(text):
+    """Delivery notes in brackets or beside the address (text/annotations.h); never all of the text."""
+    out, i = [], 0
+    while i < len(text):
+        end = _delivery_note_end(text, i, out)
+        if end is None:
+            out.append(text[i])
+            i += 1
+            continue
+        i = end
+        if i < len(text) and text[i] == ")":  # a separator before the note stood for it
+            while out and _separator(out[-1]):
+                out.pop()
+        elif not out or _separator(out[-1]):
+            while i < len(text) and _separator(text[i]):
+                i += 1
+    return "".join(out) if not all(_separator(c) for c in out) else text
+
+
+def _pictograph(c):
+    cp = ord(c)
+    if 0x2776 <= cp <= 0x2793:
+        return False
+    return 0x1F000 <= cp <= 0x1FAFF or 0x2600 <= cp <= 0x27BF or 0x2B00 <= cp <= 0x2BFF or 0x2300 <= cp <= 0x23FF or \
+        cp in (0xFE0E, 0xFE0F)
+
+
 def _hint_end(text, i):
     if text[i] != "(":
         return None
@@ -225,13 +324,13 @@ def _phone_end(text, i):
 
 
 def drop_annotations(text):
-    """Phone numbers, a name beside one, labelled names and postcodes, field labels and
-    bracketed landmark hints (text/annotations.h); never all of the text."""
-    visible = "".join(c for c in text if not _is_control(c))
+    """Phone numbers, a name beside one, labelled names and postcodes, field labels,
+    bracketed landmark hints and pictographs (text/annotations.h); never all of the text."""
+    visible = "".join(c for c in text if not _is_control(c) and not _pictograph(c))
     for drop_names in (True, False):
         out = _strip(visible, drop_names)
         if not all(_separator(c) for c in out):
-            return out if out != visible else text
+            return out
     return text
 
 
@@ -311,6 +410,8 @@ def _drop_phone_neighbours(text, out, end, drop_names):
 def _normalize_once(text, options):
     if options.get("fullwidth_to_halfwidth"):
         text = fullwidth_to_halfwidth(text)
+    if options.get("decode_markup"):
+        text = decode_markup(text)
     if options.get("fold_variants"):
         text = fold_variant_characters(text)
     if options.get("drop_annotations"):
@@ -319,13 +420,15 @@ def _normalize_once(text, options):
         text = clean_whitespace(text)
     if options.get("fold_variants"):
         text = fold_variant_sequences(text)
+    if options.get("drop_annotations"):
+        text = drop_delivery_notes(text)
     return text
 
 
 def normalize(text, options):
     """options: the "normalize" object of a model's config.json ("geoalign" key)."""
     text = _normalize_once(text, options)
-    if options.get("drop_annotations"):
+    if options.get("drop_annotations") or options.get("decode_markup"):
         while True:  # until nothing changes, as the engine does
             again = _normalize_once(text, options)
             if again == text:

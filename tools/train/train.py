@@ -41,7 +41,7 @@ from bert_tokenizer import BertTokenizer  # noqa: E402
 from gazetteer import Gazetteer  # noqa: E402
 
 NORMALIZE = {"fullwidth_to_halfwidth": True, "clean_whitespace": True, "traditional_to_simplified": False,
-             "fold_variants": True, "drop_annotations": True}
+             "fold_variants": True, "drop_annotations": True, "decode_markup": True}
 MAX_LENGTH = 96
 
 
