@@ -174,9 +174,9 @@ bool looks_like_a_name(std::u32string_view run) {
 constexpr std::u32string_view kNoteOpeners[] = {
     U"请放", U"请送", U"请勿", U"请联系", U"请提前", U"请打", U"请致电", U"请电话", U"麻烦", U"烦请", U"务必",
     U"千万不要", U"千万别", U"到了打", U"到了请", U"到了联系", U"到了电话", U"到货请", U"到货打", U"到货电话",
-    U"送货上门", U"放门卫", U"放前台", U"放快递", U"放驿站", U"放丰巢", U"可暂放", U"可存放", U"暂放", U"可放", U"周末不", U"周末勿",
-    U"工作日", U"节假日", U"不要放", U"不要送", U"不要打", U"勿放", U"勿送", U"勿打", U"谢谢", U"提前联系", U"提前打电话",
-    U"提前电话", U"电话联系", U"打电话", U"先打电话", U"先联系", U"短信通知", U"联系我"};
+    U"送货上门", U"放门卫", U"放前台", U"放快递", U"放驿站", U"放丰巢", U"可暂放", U"可存放", U"暂放", U"可放",
+    U"周末不", U"周末勿", U"工作日", U"节假日", U"不要放", U"不要送", U"不要打", U"勿放", U"勿送", U"勿打", U"谢谢",
+    U"提前联系", U"提前打电话", U"提前电话", U"电话联系", U"打电话", U"先打电话", U"先联系", U"短信通知", U"联系我"};
 constexpr std::u32string_view kFieldNoteOpeners[] = {U"请", U"货到", U"到了", U"到货", U"送货", U"送到", U"送至", U"放在",
                                                      U"放到", U"放门", U"帮忙", U"周末请", U"周末送", U"周末收", U"先电话"};
 
@@ -185,11 +185,27 @@ bool opens_with(const std::u32string& t, std::size_t i, const std::u32string_vie
   return std::any_of(std::begin(openers), std::end(openers), [&](std::u32string_view w) { return starts_with(t, i, w); });
 }
 
+// Whether a note could open with c: every address character is asked, every round of
+// normalization, and trying each opener there cost more than the rest of normalizing.
+bool could_open_a_note(char32_t c) {
+  static const std::u32string firsts = [] {
+    std::u32string s;
+    for (const std::u32string_view w : kNoteOpeners) s.push_back(w.front());
+    for (const std::u32string_view w : kFieldNoteOpeners) s.push_back(w.front());
+    std::sort(s.begin(), s.end());
+    s.erase(std::unique(s.begin(), s.end()), s.end());
+    return s;
+  }();
+  return std::binary_search(firsts.begin(), firsts.end(), c);
+}
+
 // Where the delivery note that starts at t[i] ends, or kNone. `out` is the text before it,
 // as kept. In brackets, a note runs to its closing bracket or, left open, to the next
 // bracket or the end; outside them, to the next separator that is not a blank.
 std::size_t delivery_note_end(const std::u32string& t, std::size_t i, const std::u32string& out) {
-  if (t[i] == U'(') {
+  const bool bracket = t[i] == U'(';
+  if (!could_open_a_note(bracket ? (i + 1 < t.size() ? t[i + 1] : 0) : t[i])) return kNone;
+  if (bracket) {
     if (!opens_with(t, i + 1, kNoteOpeners) && !opens_with(t, i + 1, kFieldNoteOpeners)) return kNone;
     std::size_t j = i + 1;
     while (j < t.size() && t[j] != U'(' && t[j] != U')') ++j;
@@ -254,6 +270,7 @@ class Stripper {
   }
 
   bool at_field_start() const { return out_.empty() || is_separator(out_.back()) || out_.back() == U'('; }
+
   // Where an annotation that starts at i ends, or kNone. May also drop a label or a name
   // already copied to out_.
   std::size_t annotation_end(std::size_t i) {
@@ -377,6 +394,8 @@ void drop_annotations(std::u32string& text) {
 }
 
 void drop_delivery_notes(std::u32string& text) {
+  // Most addresses hold no character a note opens with, and need no copy.
+  if (std::none_of(text.begin(), text.end(), could_open_a_note)) return;
   std::u32string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {

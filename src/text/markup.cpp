@@ -41,8 +41,9 @@ char32_t numeric_reference(std::u32string_view body) {
     if (value > 0x10FFFF) return 0;
   }
   // NUL, surrogates and C0 controls other than blanks name nothing an address holds.
-  if (value == 0 || (value >= 0xD800 && value <= 0xDFFF) || (value < 0x20 && value != U'\t' && value != U'\n')) return 0;
-  return value;
+  const bool surrogate = value >= 0xD800 && value <= 0xDFFF;
+  const bool control = value < 0x20 && value != U'\t' && value != U'\n';
+  return value == 0 || surrogate || control ? 0 : value;
 }
 
 // The character the reference starting at t[i] == '&' names, and where it ends.
@@ -70,7 +71,8 @@ bool decode_once(std::u32string& text) {
         continue;
       }
     }
-    if (text[i] == U'\\' && i + 1 < text.size() && (text[i + 1] == U'n' || text[i + 1] == U'r' || text[i + 1] == U't')) {
+    const char32_t next = i + 1 < text.size() ? text[i + 1] : 0;
+    if (text[i] == U'\\' && (next == U'n' || next == U'r' || next == U't')) {
       out.push_back(U' ');
       i += 2;
       changed = true;
