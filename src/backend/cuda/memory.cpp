@@ -1,6 +1,7 @@
 #include <cuda_runtime_api.h>
 
 #include "backend/cuda/cuda_check.h"
+#include "backend/caching_pool.h"
 #include "backend/cuda/device_probe.h"
 #include "backend/memory.h"
 
@@ -16,10 +17,11 @@ void synchronize<Device::CUDA>() {
   cuda::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 }
 
-template <>
-std::byte* allocate_bytes<Device::CUDA>(std::size_t bytes) {
+namespace {
+
+std::byte* cuda_malloc(std::size_t bytes) {
   void* p = nullptr;
-  // nullptr tells the caller it is out of memory; other failures say what went wrong.
+  // nullptr tells the pool it is out of memory; other failures say what went wrong.
   const cudaError_t status = cudaMalloc(&p, bytes);
   if (status == cudaErrorMemoryAllocation) {
     cudaGetLastError();
@@ -29,9 +31,26 @@ std::byte* allocate_bytes<Device::CUDA>(std::size_t bytes) {
   return static_cast<std::byte*>(p);
 }
 
+void cuda_free(std::byte* p) noexcept { cudaFree(p); }
+
+// Everything runs on the default stream, which is what makes the pool's reuse safe. Never
+// destroyed: tensors in static storage may be freed after it, and the CUDA runtime may
+// already be torn down at exit.
+CachingPool& pool() {
+  static CachingPool* const instance = new CachingPool(cuda_malloc, cuda_free);
+  return *instance;
+}
+
+}  // namespace
+
+template <>
+std::byte* allocate_bytes<Device::CUDA>(std::size_t bytes) {
+  return pool().allocate(bytes);
+}
+
 template <>
 void free_bytes<Device::CUDA>(std::byte* p) noexcept {
-  cudaFree(p);
+  pool().release(p);
 }
 
 template <>
