@@ -257,6 +257,25 @@ TEST_P(DeviceOpsTest, AttentionStaysWithinEachSequence) {
   expect_close(out.to_vector(), want, 1e-4f);
 }
 
+// Against the CPU's attention (checked above against a plain reference): 70 sequences of 1
+// to 70 tokens with heads of 32 (queries past one block's chunk of 32), then one sequence
+// too long for its keys and values to fit in a GPU block's shared memory (500 tokens of a
+// 64-wide head), which takes the GPU's other kernel.
+TEST_P(DeviceOpsTest, AttentionOverManySequencesAndOneTooLongForSharedMemory) {
+  const auto check = [&](std::int64_t heads, std::int64_t head_dim, const std::vector<std::int32_t>& cu) {
+    const std::int64_t hidden = heads * head_dim, tokens = cu.back();
+    const auto qkv = random_values(tokens * 3 * hidden, 41, 0.5f);
+    Tensor want, got;
+    attention(Tensor::from_vector({tokens, 3 * hidden}, qkv), cu, heads, want);
+    attention(on_device({tokens, 3 * hidden}, qkv), cu, heads, got);
+    expect_close(got.to_vector(), want.to_vector(), 1e-4f);
+  };
+  std::vector<std::int32_t> cu = {0};
+  for (std::int32_t len = 1; len <= 70; ++len) cu.push_back(cu.back() + (len * 37) % 70 + 1);
+  check(3, 32, cu);
+  check(2, 64, {0, 500, 503});
+}
+
 TEST_P(DeviceOpsTest, EmbeddingSumsThreeTablesAndRejectsIdsOutside) {
   const std::int64_t hidden = 6;
   const auto word = random_values(10 * hidden, 21), position = random_values(8 * hidden, 22),

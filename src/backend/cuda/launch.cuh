@@ -2,9 +2,11 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "backend/cuda/cuda_check.h"
 #include "backend/memory.h"
@@ -42,12 +44,22 @@ __device__ inline float block_max(float v, float* scratch) {
   return block_reduce(v, scratch, [](float a, float b) { return fmaxf(a, b); }, -FLT_MAX);
 }
 
-// cu_seqlens, which the ops take on the host, copied to the device for a kernel.
-inline Tensor device_offsets(std::span<const std::int32_t> cu_seqlens) {
-  Tensor offsets({static_cast<std::int64_t>(cu_seqlens.size())}, DType::I32, Device::CUDA);
-  copy_bytes(Device::CUDA, reinterpret_cast<std::byte*>(offsets.data<std::int32_t>()), Device::CPU,
-             reinterpret_cast<const std::byte*>(cu_seqlens.data()), cu_seqlens.size_bytes());
-  return offsets;
+// cu_seqlens, which the ops take on the host, on the device for a kernel. Each thread keeps
+// its last copy: every layer of a batch passes the same offsets, and a copy from the host
+// first waits for everything queued on the device, which would leave it idle once per layer.
+// The pointer stays valid until this thread asks for other offsets; kernels queued before
+// then still read the old ones, since the pool hands their memory only to later work.
+inline const std::int32_t* device_offsets(std::span<const std::int32_t> cu_seqlens) {
+  thread_local std::vector<std::int32_t> on_host;
+  thread_local Tensor on_device;
+  if (!std::equal(cu_seqlens.begin(), cu_seqlens.end(), on_host.begin(), on_host.end())) {
+    Tensor copy({static_cast<std::int64_t>(cu_seqlens.size())}, DType::I32, Device::CUDA);
+    copy_bytes(Device::CUDA, reinterpret_cast<std::byte*>(copy.data<std::int32_t>()), Device::CPU,
+               reinterpret_cast<const std::byte*>(cu_seqlens.data()), cu_seqlens.size_bytes());
+    on_device = std::move(copy);
+    on_host.assign(cu_seqlens.begin(), cu_seqlens.end());
+  }
+  return on_device.data<std::int32_t>();
 }
 
 }  // namespace geoalign::cuda

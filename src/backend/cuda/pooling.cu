@@ -28,12 +28,11 @@ template <>
 void pool<Device::CUDA>(const Tensor& x, std::span<const std::int32_t> cu_seqlens, Pooling pooling, Tensor& out) {
   const auto sequences = static_cast<unsigned>(out.dim(0));
   if (sequences == 0) return;
-  const Tensor offsets = cuda::device_offsets(cu_seqlens);
-  pool_sequences<<<sequences, cuda::kRowThreads>>>(x.data<float>(), offsets.data<std::int32_t>(),
+  const std::int32_t* offsets = cuda::device_offsets(cu_seqlens);
+  pool_sequences<<<sequences, cuda::kRowThreads>>>(x.data<float>(), offsets,
                                                    pooling == Pooling::Mean, static_cast<int>(x.dim(1)),
                                                    out.data<float>());
   cuda::check_launch("pool");
-  // offsets is freed on return: cudaFree waits for the kernel that reads it.
 }
 
 }  // namespace geoalign::ops
