@@ -4,7 +4,11 @@
 // elementwise pass after it.
 #include <cuda_runtime_api.h>
 
+#include <bit>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -84,6 +88,17 @@ class CublasLtLinear final : public ops::Linear::Impl {
     } else {
       weight_fp32_ = weight.to(Device::CUDA);
     }
+    // Row-major y [rows, out] is column-major y^T [out, rows] = W x^T: W [out, in]
+    // row-major is column-major [in, out], used transposed; x [rows, in] is column-major
+    // [in, rows].
+    cublasLtMatmulDesc_t raw = nullptr;
+    check_blas(cublaslt().matmul_desc_create(&raw, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
+    desc_.reset(raw);
+    set(raw, CUBLASLT_MATMUL_DESC_TRANSA, CUBLAS_OP_T);
+    set(raw, CUBLASLT_MATMUL_DESC_TRANSB, CUBLAS_OP_N);
+    set(raw, CUBLASLT_MATMUL_DESC_EPILOGUE, epilogue_of(activation_));
+    set(raw, CUBLASLT_MATMUL_DESC_BIAS_POINTER, bias_.data<float>());
+    weight_layout_ = layout(operand(), in_, out_, in_);
   }
 
   void forward(const Tensor& x, Tensor& y) const override {
@@ -91,27 +106,47 @@ class CublasLtLinear final : public ops::Linear::Impl {
     const std::int64_t rows = x.dim(0);
     const void* input = x.data<float>();
     const void* weight = bf16_ ? static_cast<const void*>(weight_bf16_.data()) : weight_fp32_.data<float>();
-    const cudaDataType operand = bf16_ ? CUDA_R_16BF : CUDA_R_32F;
     if (bf16_) {
       context.input.reserve(static_cast<std::size_t>(rows * in_) * 2);
       to_bf16(x.data<float>(), reinterpret_cast<std::uint16_t*>(context.input.data()), rows * in_);
       input = context.input.data();
     }
-
-    // Row-major y [rows, out] is column-major y^T [out, rows] = W x^T: W [out, in]
-    // row-major is column-major [in, out], used transposed; x [rows, in] is column-major
-    // [in, rows].
-    cublasLtMatmulDesc_t raw = nullptr;
-    check_blas(cublaslt().matmul_desc_create(&raw, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
-    const MatmulDesc desc(raw);
-    set(raw, CUBLASLT_MATMUL_DESC_TRANSA, CUBLAS_OP_T);
-    set(raw, CUBLASLT_MATMUL_DESC_TRANSB, CUBLAS_OP_N);
-    set(raw, CUBLASLT_MATMUL_DESC_EPILOGUE, epilogue_of(activation_));
-    set(raw, CUBLASLT_MATMUL_DESC_BIAS_POINTER, bias_.data<float>());
-    const Layout a = layout(operand, in_, out_, in_);
-    const Layout b = layout(operand, in_, rows, in_);
+    const Layout b = layout(operand(), in_, rows, in_);
     const Layout d = layout(CUDA_R_32F, out_, rows, out_);
+    const auto multiply = [&](const cublasLtMatmulAlgo_t& algo) {
+      const float alpha = 1.0f, beta = 0.0f;
+      return cublaslt().matmul(context.handle, desc_.get(), &alpha, weight, weight_layout_.get(), input, b.get(), &beta,
+                               y.data<float>(), d.get(), y.data<float>(), d.get(), &algo, context.workspace.data(),
+                               context.workspace.bytes(), nullptr);
+    };
+    // Asking cuBLASLt for a kernel costs more host time than a small batch's GEMM, so the
+    // answer is kept per power of two of rows, asked for that bucket's largest size (its
+    // workspace covers every smaller one). Should a kept kernel refuse a size, the exact
+    // size is asked for.
+    const auto bucket = static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(rows)));
+    if (const auto kept = kept_algo(bucket); !kept || multiply(*kept) != CUBLAS_STATUS_SUCCESS) {
+      const cublasLtMatmulAlgo_t algo = find_algo(bucket, context);
+      cublasStatus_t status = multiply(algo);
+      if (status == CUBLAS_STATUS_SUCCESS) {
+        keep_algo(bucket, algo);
+      } else {
+        status = multiply(find_algo(rows, context));
+      }
+      check_blas(status, "cublasLtMatmul");
+    }
+    if (activation_ == ops::Activation::Gelu || activation_ == ops::Activation::Tanh) {
+      activate_in_place(y.data<float>(), rows * out_, activation_);
+    }
+  }
 
+  std::string kernel() const override { return bf16_ ? "cublasLt:bf16" : "cublasLt:fp32"; }
+
+ private:
+  cudaDataType operand() const { return bf16_ ? CUDA_R_16BF : CUDA_R_32F; }
+
+  cublasLtMatmulAlgo_t find_algo(std::int64_t rows, ThreadContext& context) const {
+    const Layout b = layout(operand(), in_, rows, in_);
+    const Layout d = layout(CUDA_R_32F, out_, rows, out_);
     cublasLtMatmulPreference_t raw_preference = nullptr;
     check_blas(cublaslt().preference_create(&raw_preference), "cublasLtMatmulPreferenceCreate");
     const Preference preference(raw_preference);
@@ -121,32 +156,38 @@ class CublasLtLinear final : public ops::Linear::Impl {
                "cublasLtMatmulPreferenceSetAttribute");
     cublasLtMatmulHeuristicResult_t heuristic{};
     int found = 0;
-    check_blas(cublaslt().algo_get_heuristic(context.handle, raw, a.get(), b.get(), d.get(), d.get(), raw_preference,
-                                              1, &heuristic, &found),
+    check_blas(cublaslt().algo_get_heuristic(context.handle, desc_.get(), weight_layout_.get(), b.get(), d.get(),
+                                              d.get(), raw_preference, 1, &heuristic, &found),
                "cublasLtMatmulAlgoGetHeuristic");
     if (found == 0) {
       throw Error("linear: cuBLASLt has no kernel for [" + std::to_string(rows) + ", " + std::to_string(in_) +
                   "] x [" + std::to_string(in_) + ", " + std::to_string(out_) + "]");
     }
-    const float alpha = 1.0f, beta = 0.0f;
-    check_blas(cublaslt().matmul(context.handle, raw, &alpha, weight, a.get(), input, b.get(), &beta, y.data<float>(),
-                              d.get(), y.data<float>(), d.get(), &heuristic.algo, context.workspace.data(),
-                              workspace_bytes, nullptr),
-               "cublasLtMatmul");
-    if (activation_ == ops::Activation::Gelu || activation_ == ops::Activation::Tanh) {
-      activate_in_place(y.data<float>(), rows * out_, activation_);
-    }
+    return heuristic.algo;
   }
 
-  std::string kernel() const override { return bf16_ ? "cublasLt:bf16" : "cublasLt:fp32"; }
+  std::optional<cublasLtMatmulAlgo_t> kept_algo(std::int64_t bucket) const {
+    std::lock_guard lock(algos_mutex_);
+    const auto it = algos_.find(bucket);
+    if (it == algos_.end()) return std::nullopt;
+    return it->second;
+  }
 
- private:
+  void keep_algo(std::int64_t bucket, const cublasLtMatmulAlgo_t& algo) const {
+    std::lock_guard lock(algos_mutex_);
+    algos_[bucket] = algo;
+  }
+
   std::int64_t out_, in_;
   bool bf16_;
   ops::Activation activation_;
   Tensor bias_;
   Tensor weight_fp32_;
   DeviceBuffer weight_bf16_;
+  MatmulDesc desc_;
+  Layout weight_layout_;
+  mutable std::mutex algos_mutex_;
+  mutable std::map<std::int64_t, cublasLtMatmulAlgo_t> algos_;  // by power of two of rows
 };
 
 }  // namespace
