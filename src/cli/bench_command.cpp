@@ -148,18 +148,28 @@ int run_bench(int argc, char** argv, int first) {
       std::vector<double> latencies;
       double flops = 0;
       std::size_t done = 0;
-      ops::LinearClock::enable(true);
-      ops::LinearClock::reset();
-      const auto start = Clock::now();
-      while (seconds_since(start) < budget || latencies.size() < 3) {
+      const auto run_batch = [&](bool counted) {
         std::vector<const text::EncodedInput*> batch;
         for (std::size_t k = 0; k < batch_size; ++k) batch.push_back(&encoded[next++ % encoded.size()]);
         const auto t = Clock::now();
         scorer.classify(batch, ws, results);
-        latencies.push_back(seconds_since(t));
-        flops += runtime::classification_flops(config, batch);
-        done += batch_size;
+        const double seconds = seconds_since(t);
+        if (counted) {
+          flops += runtime::classification_flops(config, batch);
+          done += batch_size;
+        }
+        return seconds;
+      };
+      const auto start = Clock::now();
+      while (seconds_since(start) < budget || latencies.size() < 3) {
+        latencies.push_back(run_batch(true));
       }
+      // The share spent in linear layers comes from batches of its own: its clock waits for
+      // a GPU to finish before and after every layer, which would slow the batches above.
+      ops::LinearClock::enable(true);
+      ops::LinearClock::reset();
+      double clocked = 0;
+      for (std::size_t round = 0; round < 3 && (round == 0 || clocked < budget / 4); ++round) clocked += run_batch(false);
       ops::LinearClock::enable(false);
       double total = 0;
       for (double l : latencies) total += l;
@@ -171,7 +181,7 @@ int run_bench(int argc, char** argv, int first) {
                       {"p99_batch_ms", 1000 * percentile(latencies, 99)},
                       {"gflops", flops / total / 1e9},
                       {"share_of_gemm_peak", flops / total / 1e9 / peak},
-                      {"share_outside_linear_layers", std::max(0.0, 1 - ops::LinearClock::seconds() / total)}});
+                      {"share_outside_linear_layers", std::max(0.0, 1 - ops::LinearClock::seconds() / clocked)}});
     }
   }
 
