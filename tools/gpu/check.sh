@@ -58,30 +58,8 @@ finish() {  # the results that come back, then the verdict
   exit 0
 }
 
-# geoalign's own libraries go to its two binaries alone (native), never to Python: PyTorch
-# must load its own libstdc++ and CUDA libraries.
-native_ld=${LD_LIBRARY_PATH:-}
-bundle=""
-if [ -f gpu-bundle/bundle.tar.xz ]; then
-  bundle=$(mktemp -d)
-  tar -C "$bundle" -xJf gpu-bundle/bundle.tar.xz 2>/dev/null ||
-    "$python" -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
-      gpu-bundle/bundle.tar.xz "$bundle" || exit 1
-  # cuBLASLt 13 (opened at first use) comes from the machine: PyTorch's nvidia packages
-  # first (the one PyTorch itself uses), else its CUDA toolkit.
-  cublas=$(find -L "$("$python" -c 'import site; print(site.getsitepackages()[0])' 2>/dev/null || echo /nonexistent)" \
-    /usr/local/cuda*/lib64 /usr/local/cuda*/targets/*/lib -maxdepth 4 -name libcublasLt.so.13 2>/dev/null | head -1)
-  if [ -z "$cublas" ] && [ "$device" = cpu ]; then
-    cublas=/nonexistent/libcublasLt.so.13
-  elif [ -z "$cublas" ]; then
-    echo "no libcublasLt.so.13 on this machine (looked in Python's site-packages and /usr/local/cuda*)" >&2
-    exit 1
-  fi
-  echo "cuBLASLt: $cublas"
-  native_ld="$bundle/lib:$(dirname "$cublas")${native_ld:+:$native_ld}"
-  tests=$bundle/geoalign_device_tests
-  geoalign=$bundle/geoalign
-else
+. tools/gpu/bundle_env.sh
+if [ -z "$bundle" ]; then
   echo "no gpu-bundle/bundle.tar.xz (tools/gpu/bundle.sh): building the device tests here, stage 1 only"
   cmake -S . -B build/cuda -DCMAKE_BUILD_TYPE=Release -DGEOALIGN_CUDA=ON >"$raw/configure.log" || exit 1
   cmake --build build/cuda -j"$(nproc)" --target geoalign_device_tests >"$raw/build.log" 2>&1 || {
@@ -93,7 +71,6 @@ else
   geoalign=""
 fi
 
-native() { LD_LIBRARY_PATH="$native_ld" timeout "$limit" "$@"; }
 py() { timeout "$limit" "$python" "$@"; }
 
 echo "== 1. device op tests"
