@@ -311,6 +311,16 @@ TEST_F(AddressIndexTest, RefusesDamagedIndexesNamingTheFile) {
     write_file(folder / name, saved);
   }
   EXPECT_NO_THROW(index::AddressIndex::open(folder));
+  // Built before the normalizer last changed what it writes: its stored texts are stale.
+  const std::string manifest = read_file(folder / "manifest.json");
+  auto older = nlohmann::json::parse(manifest);
+  older.erase("normalization");
+  write_file(folder / "manifest.json", older.dump());
+  const std::string stale = error_of([&] { index::AddressIndex::open(folder); });
+  EXPECT_NE(stale.find("normalized as in revision 0"), std::string::npos) << stale;
+  EXPECT_NE(stale.find("rebuild the index"), std::string::npos) << stale;
+  write_file(folder / "manifest.json", manifest);
+  EXPECT_NO_THROW(index::AddressIndex::open(folder));
   write_file(folder / "manifest.json", "{\"format\": \"geoalign-index\", \"version\": 1");
   EXPECT_NE(error_of([&] { index::AddressIndex::open(folder); }).find("manifest.json"), std::string::npos);
   std::filesystem::remove(folder / "manifest.json");

@@ -70,6 +70,29 @@ TEST(AddressNormalizer, FoldsVariantSpellingsToOne) {
   EXPECT_EQ(n.normalize("(东门)"), "(东门)");  // brackets are not end noise
 }
 
+// A floor is one floor however it is written, and a basement never reads as the floor of
+// the same number above ground.
+TEST(AddressNormalizer, FoldsTheSpellingsOfAFloorToOne) {
+  const AddressNormalizer n(NormalizeOptions::addresses());
+  for (const char* basement : {"万达广场负1层", "万达广场负一层", "万达广场负1楼", "万达广场负一楼", "万达广场地下一层",
+                               "万达广场地下1层", "万达广场地下一楼", "万达广场B1层", "万达广场b1层", "万达广场B1F",
+                               "万达广场B1F层", "万达广场 B1 层"}) {
+    EXPECT_EQ(n.normalize(basement), "万达广场负1层") << basement;
+  }
+  EXPECT_EQ(n.normalize("东城汇负二楼鹿角巷"), "东城汇负2层鹿角巷");
+  EXPECT_EQ(n.normalize("大厦11F"), "大厦11层");
+  EXPECT_EQ(n.normalize("1幢1F兰州牛肉面"), "1幢1层兰州牛肉面");
+  EXPECT_EQ(n.normalize("万达广场1F层"), "万达广场1层");
+  EXPECT_EQ(n.normalize("荃湾e座22f中心"), "荃湾e座22层中心");
+  EXPECT_EQ(n.normalize("T3-13F"), "T3-13层");
+  // Not floors: building B1, a code, a typo before 号, a dash, digits of a longer run,
+  // a B after a Latin letter, a basement too deep to be one.
+  for (const char* other : {"科技园B1楼", "AB1层", "B12层", "A5F", "5FA", "7f号", "36号-2楼", "1234F", "负123层",
+                            "负0层", "负责人", "地下室", "地下车库", "B1", "3楼"}) {
+    EXPECT_EQ(n.normalize(other), other) << other;
+  }
+}
+
 // A dot inside a name is a way of writing the name, not a separator of its own.
 TEST(AddressNormalizer, DropsADotThatJoinsTheWordsOfAName) {
   const AddressNormalizer n(NormalizeOptions::addresses());
@@ -222,7 +245,7 @@ TEST(AddressNormalizer, NormalizingTwiceChangesNothingOnRandomPieces) {
       "138", "1234", "5678", "13812345678", "025", "-", "--", "—", " ", ",", "，", "(", ")", "【", "】", "近", "靠", "新街口",
       "电话", "电", "话", ":", "：", "收件人", "邮编", "210000", "地址", "张三", "欧阳", "王", "路", "号", "#", "3", "·", "。",
       "“", "”", "+86", "转", "\u200B", "\u3000", "Tel", "中山路100号", "⑧", "&", "amp;", "&nbsp;", "#", "x4E09;",
-      "\\", "n", "请", "放门卫", "到了", "😀", "\uFE0F"};
+      "\\", "n", "请", "放门卫", "到了", "😀", "\uFE0F", "负", "地", "下", "一", "B", "1", "12", "层", "楼", "F", "f"};
   std::mt19937 rng(11);
   std::uniform_int_distribution<std::size_t> piece(0, std::size(kPieces) - 1), length(1, 12);
   for (int i = 0; i < 20000; ++i) {

@@ -7,6 +7,7 @@
 
 #include "backend/cpu/parallel.h"
 #include "model/json_file.h"
+#include "text/normalize.h"
 
 namespace geoalign::index {
 
@@ -155,6 +156,7 @@ void AddressIndex::save(const std::filesystem::path& dir) const {
   }
   const nlohmann::json manifest = {{"format", kFormat},
                                    {"version", kVersion},
+                                   {"normalization", text::kNormalizationRevision},
                                    {"records", size()},
                                    {"dim", vectors_.dim()},
                                    {"model", model_dir_.string()},
@@ -181,6 +183,11 @@ AddressIndex AddressIndex::open(const std::filesystem::path& dir) {
   if (version != kVersion && version != 1) {
     throw Error(manifest_file.string() + ": index format version " + std::to_string(m.integer("version")) +
                 ", this build reads version " + std::to_string(kVersion) + " (rebuild the index)");
+  }
+  if (const std::int64_t revision = m.integer("normalization", 0); revision != text::kNormalizationRevision) {
+    throw Error(manifest_file.string() + ": built when addresses were normalized as in revision " +
+                std::to_string(revision) + "; this build normalizes them as in revision " +
+                std::to_string(text::kNormalizationRevision) + ", so its stored texts would not match (rebuild the index)");
   }
   const auto records = static_cast<std::size_t>(m.integer("records"));
   const auto dim = static_cast<std::size_t>(m.integer("dim"));

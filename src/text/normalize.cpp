@@ -4,6 +4,7 @@
 
 #include "geoalign/error.h"
 #include "text/annotations.h"
+#include "text/floor_folding.h"
 #include "text/markup.h"
 #include "text/unicode.h"
 #include "text/utf8.h"
@@ -101,7 +102,10 @@ void normalize_once(std::u32string& text, const NormalizeOptions& options) {
     }
     text = std::move(cleaned);
   }
-  if (options.fold_variants) fold_variant_sequences(text);
+  if (options.fold_variants) {
+    fold_variant_sequences(text);
+    fold_floor_spellings(text);
+  }
   if (options.drop_annotations) drop_delivery_notes(text);
 }
 
@@ -114,13 +118,14 @@ std::string AddressNormalizer::normalize(std::string_view utf8) const {
   }
   std::u32string text = decode_utf8(utf8);
   normalize_once(text, options_);
-  if (options_.drop_annotations || options_.decode_markup) {
+  if (options_.drop_annotations || options_.decode_markup || options_.fold_variants) {
     // Dropping one annotation can bring the text around it together into another
     // (138(近X)12345678, or a hint around a hint), and folding can complete one
     // (138--1234--5678), and a decoded reference can be a width or a variant to fold
-    // (&#65288; is （): again until nothing changes, so that normalizing twice gives what
-    // normalizing once gives. It ends: a round that drops nothing is the folding alone,
-    // which changes nothing the second time, and every other round shortens the text.
+    // (&#65288; is （), and a dropped dot can complete a floor (地·下1层): again until
+    // nothing changes, so that normalizing twice gives what normalizing once gives. It
+    // ends: every round that changes the text shortens it or moves a floor's spelling
+    // toward the one spelling, which no rule undoes.
     for (std::u32string again = text;; text = again) {
       normalize_once(again, options_);
       if (again == text) break;

@@ -9,6 +9,11 @@ namespace geoalign::text {
 // geoalign's own address clean-up, applied before tokenization only when the model's
 // config.json asks for it (key "geoalign.normalize"); a plain Hugging Face folder is
 // tokenized exactly as Hugging Face would.
+// Raised whenever normalize() writes something else for some text under the same
+// options: an index stores normalized texts, and one built under another revision is
+// rebuilt rather than matched against texts normalized anew. 1: floor spellings.
+inline constexpr int kNormalizationRevision = 1;
+
 struct NormalizeOptions {
   // U+FF01..U+FF5E -> U+0021..U+007E and U+3000 (ideographic space) -> ' '.
   bool fullwidth_to_halfwidth = false;
@@ -21,7 +26,8 @@ struct NormalizeOptions {
   bool traditional_to_simplified = false;
   // One spelling for the variants real address files mix: traditional-only characters,
   // circled and superscript digits, dashes, brackets, 3# for 3号, punctuation and quotes
-  // at the ends (text/variant_folding.h). Needs no OpenCC.
+  // at the ends (text/variant_folding.h); one spelling of a floor: 负一楼, 地下1层 and B1层
+  // are 负1层, 11F is 11层 (text/floor_folding.h). Needs no OpenCC.
   bool fold_variants = false;
   // Drops what people write beside an address that is not part of it: phone numbers, the
   // recipient's name beside one, labelled postcodes and names, field labels, bracketed

@@ -150,6 +150,43 @@ def fold_variant_sequences(text):
     return "".join(out[begin:end]) if end > begin else "".join(out)
 
 
+BASEMENT = re.compile(r"(?:负|地下)(?:([一二三四五六七八九])|([1-9][0-9]?)(?![0-9]))[层楼]"
+                      r"|(?<![A-Za-z0-9])[Bb]([1-9])(?:层|[Ff](?![A-Za-z0-9])[层楼]?)")
+F_FLOOR = re.compile(r"(?<![A-Za-z0-9])([0-9]{1,3})[Ff](?![A-Za-z0-9号栋座幢室单])([层楼]?)")
+
+
+def fold_floor_spellings(text):
+    """负一楼, 地下1层, B1层 and B1F as 负1层; 11F as 11层 (text/floor_folding.h)."""
+    out, i = [], 0
+    while i < len(text):
+        m = BASEMENT.match(text, i)
+        if m:
+            chinese, digits, b = m.groups()
+            number = str("一二三四五六七八九".index(chinese) + 1) if chinese else digits or b
+            out.append("负" + number + "层")
+            i = m.end()
+            continue
+        if "0" <= text[i] <= "9" and (i == 0 or not _ascii_alnum(text[i - 1])):
+            j = i
+            while j < len(text) and "0" <= text[j] <= "9":
+                j += 1
+            m = F_FLOOR.match(text, i)
+            if m and m.end(1) == j:
+                out.append(m.group(1) + (m.group(2) or "层"))
+                i = m.end()
+                continue
+            out.append(text[i:j])
+            i = j
+            continue
+        out.append(text[i])
+        i += 1
+    return "".join(out)
+
+
+def _ascii_alnum(c):
+    return c.isascii() and c.isalnum()
+
+
 SEPARATORS = set(",，;；、|。\"'`“”‘’«»!！?？")
 SURNAMES = set(
     "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈"
@@ -419,7 +456,7 @@ def _normalize_once(text, options):
     if options.get("clean_whitespace"):
         text = clean_whitespace(text)
     if options.get("fold_variants"):
-        text = fold_variant_sequences(text)
+        text = fold_floor_spellings(fold_variant_sequences(text))
     if options.get("drop_annotations"):
         text = drop_delivery_notes(text)
     return text
@@ -428,7 +465,7 @@ def _normalize_once(text, options):
 def normalize(text, options):
     """options: the "normalize" object of a model's config.json ("geoalign" key)."""
     text = _normalize_once(text, options)
-    if options.get("drop_annotations") or options.get("decode_markup"):
+    if options.get("drop_annotations") or options.get("decode_markup") or options.get("fold_variants"):
         while True:  # until nothing changes, as the engine does
             again = _normalize_once(text, options)
             if again == text:
