@@ -128,9 +128,10 @@ TEST(AddressNormalizer, DropsPhonesNamesPostcodesAndHints) {
   EXPECT_EQ(n.normalize("南京市鼓楼区中山路100号(近新街口)B座"), "南京市鼓楼区中山路100号B座");
   EXPECT_EQ(n.normalize("A座, 13812345678, 3楼"), "A座,3楼");
   EXPECT_EQ(n.normalize("星巴克(电话 0571-88888888)"), "星巴克");  // the bracket it emptied goes too
-  // A delivery note after the name ends the name's field, as a separator does.
-  EXPECT_EQ(n.normalize("皇岗下围一村52号店铺18823887538甘晓龙(请提前电话联系)"), "皇岗下围一村52号店铺");
-  EXPECT_EQ(n.normalize("皇岗下围一村52号店铺18823887538甘晓龙(周末送货"), "皇岗下围一村52号店铺");
+  // A name after a phone number ends at a separator or the end, not at a note: the row may
+  // be a shop's name and nothing else.
+  EXPECT_EQ(n.normalize("13812345678周六福(请放门卫)"), "周六福");
+  EXPECT_EQ(n.normalize("中山路1号13812345678周六福(请放门卫)B座"), "中山路1号周六福B座");
   EXPECT_EQ(n.normalize("中山路100号 固定电话：0571-88888888"), "中山路100号");
 }
 

@@ -335,10 +335,9 @@ class Stripper {
     if (!drop_names_ || drop_name_before()) return end;
     std::size_t j = end;
     while (j < t_.size() && is_separator(t_[j])) ++j;
-    const std::size_t name = cjk_run_from(t_, j), after = j + name;
-    // A delivery note after the name ends its field too: 13812345678甘晓龙(请提前电话联系).
-    const bool alone = after == t_.size() || is_separator(t_[after]) || delivery_note_end(t_, after, out_) != kNone;
-    return alone && looks_like_a_name(std::u32string_view(t_).substr(j, name)) ? after : end;
+    const std::size_t name = cjk_run_from(t_, j);
+    const bool alone = j + name == t_.size() || is_separator(t_[j + name]);
+    return alone && looks_like_a_name(std::u32string_view(t_).substr(j, name)) ? j + name : end;
   }
 
   void drop_phone_label() {

@@ -439,10 +439,8 @@ def _drop_phone_neighbours(text, out, end, drop_names):
     while j < len(text) and _separator(text[j]):
         j += 1
     n = _cjk_run(text, j)
-    after = j + n
-    alone = after == len(text) or _separator(text[after]) or _delivery_note_end(text, after, out) is not None
-    if alone and _name(text[j:after]):
-        return after
+    if (j + n == len(text) or _separator(text[j + n])) and _name(text[j:j + n]):
+        return j + n
     return end
 
 
