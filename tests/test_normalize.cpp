@@ -76,7 +76,7 @@ TEST(AddressNormalizer, FoldsTheSpellingsOfAFloorToOne) {
   const AddressNormalizer n(NormalizeOptions::addresses());
   for (const char* basement : {"万达广场负1层", "万达广场负一层", "万达广场负1楼", "万达广场负一楼", "万达广场地下一层",
                                "万达广场地下1层", "万达广场地下一楼", "万达广场B1层", "万达广场b1层", "万达广场B1F",
-                               "万达广场B1F层", "万达广场 B1 层"}) {
+                               "万达广场B1F层", "万达广场 B1 层", "万达广场负1F", "万达广场地下1F楼"}) {
     EXPECT_EQ(n.normalize(basement), "万达广场负1层") << basement;
   }
   EXPECT_EQ(n.normalize("东城汇负二楼鹿角巷"), "东城汇负2层鹿角巷");

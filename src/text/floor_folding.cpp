@@ -34,8 +34,17 @@ bool floor_f_at(const std::u32string& text, std::size_t i) {
   return (c == U'F' || c == U'f') && !is_ascii_alnum(next);
 }
 
+// Where a basement's unit that starts at i ends, or 0: 层, 楼 where `tower` allows it, or an F
+// with the 层 or 楼 that may follow it (B1F层), so that one pass writes the one spelling.
+std::size_t basement_unit_end(const std::u32string& text, std::size_t i, bool tower) {
+  const char32_t c = at(text, i);
+  if (c == U'层' || (tower && c == U'楼')) return i + 1;
+  if (floor_f_at(text, i)) return i + 1 + (is_floor_unit(at(text, i + 1)) ? 1 : 0);
+  return 0;
+}
+
 // A basement spelled from i on: 负 or 地下 with one or two digits or one Chinese digit, then
-// 层 or 楼; or B with one digit, then 层 or F.
+// 层, 楼 or F; or B with one digit, then 层 or F.
 std::optional<Floor> basement_at(const std::u32string& text, std::size_t i) {
   const char32_t c = text[i];
   Floor floor;
@@ -48,21 +57,16 @@ std::optional<Floor> basement_at(const std::u32string& text, std::size_t i) {
       while (is_ascii_digit(at(text, j)) && floor.number.size() < 3) floor.number += text[j++];
       if (floor.number.empty() || floor.number.size() > 2 || floor.number[0] == U'0') return std::nullopt;
     }
-    if (!is_floor_unit(at(text, j))) return std::nullopt;
-    floor.end = j + 1;
+    floor.end = basement_unit_end(text, j, true);
+    if (floor.end == 0) return std::nullopt;
     return floor;
   }
   if ((c == U'B' || c == U'b') && (i == 0 || !is_ascii_alnum(text[i - 1]))) {
     const char32_t d = at(text, i + 1);
     if (d < U'1' || d > U'9') return std::nullopt;
     floor.number = d;
-    if (at(text, i + 2) == U'层') {
-      floor.end = i + 3;
-    } else if (floor_f_at(text, i + 2)) {
-      floor.end = i + 3 + (is_floor_unit(at(text, i + 3)) ? 1 : 0);
-    } else {
-      return std::nullopt;
-    }
+    floor.end = basement_unit_end(text, i + 2, false);
+    if (floor.end == 0) return std::nullopt;
     return floor;
   }
   return std::nullopt;

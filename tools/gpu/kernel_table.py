@@ -26,7 +26,10 @@ def table(path):
         if row.get("Metric Name") != "gpu__time_duration.sum":
             continue
         value = float(row["Metric Value"].replace(",", ""))
-        scale = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3}[row["Metric Unit"]]
+        units = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3}
+        if row["Metric Unit"] not in units:
+            sys.exit(f"{path}: a duration in {row['Metric Unit']!r}, which this table does not know")
+        scale = units[row["Metric Unit"]]
         kernel = short_name(row["Kernel Name"])
         totals[kernel] += value * scale
         counts[kernel] += 1

@@ -22,13 +22,14 @@ work=$(mktemp -d)
 trap 'rm -rf "$work" "$bundle"' EXIT
 timeout "$limit" "$python" tools/make_random_model.py "$work/base" --shape base --chars "$pairs" >/dev/null || exit 1
 head -4 "$pairs" >"$work/four.tsv"
-for run in "1000 $pairs" "1 $work/four.tsv"; do
-  set -- $run
+for batch in 1000 1; do
+  input=$pairs
+  [ "$batch" = 1 ] && input=$work/four.tsv
   # --clock-control none: the card's clocks as they are (never set them); one metric, the
   # kernel's duration, so each kernel runs once.
   native "$ncu" --clock-control none --csv --print-units base --metrics gpu__time_duration.sum \
-    --log-file "$out/kernels_$1.csv" \
-    "$geoalign" score --model "$work/base" --device cuda --precision bf16 --batch-size "$1" "$2" \
-    >/dev/null 2>"$work/ncu_$1.log" || { tail -20 "$work/ncu_$1.log"; exit 1; }
+    --log-file "$out/kernels_$batch.csv" \
+    "$geoalign" score --model "$work/base" --device cuda --precision bf16 --batch-size "$batch" "$input" \
+    >/dev/null 2>"$work/ncu_$batch.log" || { tail -20 "$work/ncu_$batch.log"; exit 1; }
 done
 "$python" tools/gpu/kernel_table.py "$out/kernels_1000.csv" "$out/kernels_1.csv" | tee "$out/kernel_table.txt"

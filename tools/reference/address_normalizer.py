@@ -150,7 +150,7 @@ def fold_variant_sequences(text):
     return "".join(out[begin:end]) if end > begin else "".join(out)
 
 
-BASEMENT = re.compile(r"(?:负|地下)(?:([一二三四五六七八九])|([1-9][0-9]?)(?![0-9]))[层楼]"
+BASEMENT = re.compile(r"(?:负|地下)(?:([一二三四五六七八九])|([1-9][0-9]?)(?![0-9]))(?:[层楼]|[Ff](?![A-Za-z0-9])[层楼]?)"
                       r"|(?<![A-Za-z0-9])[Bb]([1-9])(?:层|[Ff](?![A-Za-z0-9])[层楼]?)")
 F_FLOOR = re.compile(r"(?<![A-Za-z0-9])([0-9]{1,3})[Ff](?![A-Za-z0-9号栋座幢室单])([层楼]?)")
 
