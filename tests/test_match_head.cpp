@@ -23,6 +23,8 @@
 #include "match/string_measures.h"
 #include "match/term_weights.h"
 #include "match/weighted_measures.h"
+#include "model/model_folder.h"
+#include "runtime/pair_scorer.h"
 #include "support/cli_run.h"
 #include "support/load_error.h"
 #include "support/temp_dir.h"
@@ -692,6 +694,27 @@ TEST(PairComparer, ParsingOnceComparesAsThePair) {
                                           {"", "北京市"}};
   const auto rows = rows_for(comparer, pairs);
   for (std::size_t i = 0; i < pairs.size(); ++i) EXPECT_EQ(rows[i], comparer.features(pairs[i].a, pairs[i].b)) << i;
+}
+
+// A batch parses each distinct address once (a query against its candidates); every
+// pair's features must be those of the pair encoded alone.
+TEST(DefaultModel, ABatchThatRepeatsAddressesComparesEachPairAsAlone) {
+  const auto dir = source_dir() / "models/default";
+  if (!std::filesystem::exists(dir / "match_head.json")) GTEST_SKIP() << "no shipped match head";
+  const runtime::PairScorer scorer(model::ModelFolder::load(dir));
+  const std::string query = "杭州市西湖区文三路90号东部软件园8号楼";
+  const std::vector<AddressPair> pairs = {{query, "文三路90号东部软件园"},
+                                          {query, "杭州西湖区文三路九十号八号楼"},
+                                          {"文三路90号东部软件园", query},
+                                          {query, query},
+                                          {"", query},
+                                          {"南京市建邺区应天大街837号", "文三路90号东部软件园"}};
+  const auto batch = scorer.encode_pairs(pairs);
+  ASSERT_EQ(batch.size(), pairs.size());
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    EXPECT_FALSE(batch[i].pair_features.empty()) << i;
+    EXPECT_EQ(batch[i].pair_features, scorer.encode_pair(pairs[i].a, pairs[i].b).pair_features) << i;
+  }
 }
 
 TEST(MatchHead, ShippedRerankHeadGivesProbabilities) {

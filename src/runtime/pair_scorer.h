@@ -40,7 +40,8 @@ class PairScorer {
   text::EncodedInput encode_pair(std::string_view a, std::string_view b) const;
   text::EncodedInput encode_address(std::string_view address) const;
   // Many at once, each stage over every core and timed into `timer` when given. An error
-  // names the first bad one ("pair 12: ...").
+  // names the first bad one ("pair 12: ..."). An address that several pairs share (a
+  // query against its candidates) is parsed once.
   std::vector<text::EncodedInput> encode_pairs(std::span<const AddressPair> pairs,
                                                model::StageTimer* timer = nullptr) const;
   std::vector<text::EncodedInput> encode_addresses(std::span<const std::string> addresses) const;
@@ -67,6 +68,9 @@ class PairScorer {
   std::size_t max_length() const { return folder_.config.settings.max_length; }
 
  private:
+  // compare() for many pairs, each distinct address parsed and read once.
+  void compare_all(std::span<const NormalizedPair> pairs, std::span<text::EncodedInput> inputs) const;
+
   model::ModelFolder folder_;
   std::shared_ptr<const match::PairComparer> comparer_;
 };
