@@ -18,6 +18,9 @@ seed fuzz_tokenizer "$root/examples/sample_pairs.tsv" "$root/tests/fixtures/anno
 seed fuzz_pair_reader "$root/examples/sample_pairs.tsv"
 seed fuzz_safetensors "$root/tests/fixtures/tiny_bert/model.safetensors"
 seed fuzz_parser "$root/examples/sample_pairs.tsv"
+mkdir -p "$out/corpus/fuzz_tree_list"
+printf '%s' '{"bias": [0, 0], "trees": [{"class": 0, "nodes": [[0, 0.5, 1, 2, 0.0], [-1, 0, 0, 0, -1.5e-3],
+ [-1, 0, 0, 0, 2]]}, {"nodes": [], "class": 1}], "features": ["a"]}' >"$out/corpus/fuzz_tree_list/head"
 # fuzz_http: the first byte sets the read chunk size, the rest is what a client sends.
 mkdir -p "$out/corpus/fuzz_http"
 http_seed() {  # name, chunk-size byte, request line and headers, body, what follows
@@ -44,7 +47,7 @@ printf '\x00\x03\x00\x00\x00\x00\x00\x00\x00abc\x02\x00\x00\x00\x00\x00\x00\x00\
 printf '\x01\x04\x00\x00\x00\x00\x00\x00\x00' >"$out/corpus/fuzz_index_files/lexical"
 
 mkdir -p "$out/crashes"
-for target in fuzz_tokenizer fuzz_safetensors fuzz_pair_reader fuzz_parser fuzz_http fuzz_index_files; do
+for target in fuzz_tokenizer fuzz_safetensors fuzz_pair_reader fuzz_parser fuzz_http fuzz_index_files fuzz_tree_list; do
   echo "== $target for ${seconds}s" >&2
   "$out/tests/fuzz/$target" -max_total_time="$seconds" -max_len=65536 -artifact_prefix="$out/crashes/$target-" \
     -print_final_stats=0 "$out/corpus/$target" 2>"$out/$target.log" || {

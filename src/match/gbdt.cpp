@@ -11,6 +11,7 @@
 #include "backend/cpu/parallel.h"
 #include "geoalign/error.h"
 #include "match/threshold_scan.h"
+#include "match/tree_list_reader.h"
 #include "model/json_file.h"
 
 namespace geoalign::match {
@@ -18,15 +19,6 @@ namespace geoalign::match {
 namespace {
 
 constexpr std::size_t kMaxNodes = 0xFFFF;
-
-// The trainer's split thresholds are doubles. The largest float not above one keeps every
-// float feature on the same side as in the trainer; the nearest float would send a value
-// equal to a threshold rounded up the other way.
-float threshold_at_or_below(double t) {
-  float f = static_cast<float>(t);
-  if (static_cast<double>(f) > t) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
-  return f;
-}
 
 void softmax(const double* logits, std::size_t n, float* out) {
   const double max = *std::max_element(logits, logits + n);
@@ -67,7 +59,8 @@ GradientBoostedTrees::FileTree tree_from_json(const nlohmann::json& t, const std
       throw Error(place() + ".nodes[" + std::to_string(i) +
                   "] is not [feature, threshold, left, right, value] with whole numbers in range");
     }
-    tree.nodes.push_back({*feature, threshold_at_or_below(row[1].get<double>()), *left, *right, row[4].get<float>()});
+    tree.nodes.push_back(
+        {*feature, GradientBoostedTrees::threshold_from_file(row[1].get<double>()), *left, *right, row[4].get<float>()});
   }
   return tree;
 }
@@ -106,19 +99,45 @@ GradientBoostedTrees GradientBoostedTrees::from_json(const nlohmann::json& j, co
   return model;
 }
 
-GradientBoostedTrees GradientBoostedTrees::from_json(const nlohmann::json& j, std::size_t num_features,
-                                                     const std::string& where) {
+std::vector<GradientBoostedTrees::FileTree> GradientBoostedTrees::trees_of(const nlohmann::json& j,
+                                                                          const std::string& where) {
   std::vector<FileTree> trees;
   try {
     for (const auto& t : j.at("trees")) trees.push_back(tree_from_json(t, where, trees.size()));
   } catch (const nlohmann::json::exception& e) {
     throw Error(where + ": " + e.what());
   }
-  return from_json(j, trees, num_features, where);
+  return trees;
+}
+
+GradientBoostedTrees GradientBoostedTrees::from_json(const nlohmann::json& j, std::size_t num_features,
+                                                     const std::string& where) {
+  return from_json(j, trees_of(j, where), num_features, where);
+}
+
+float GradientBoostedTrees::threshold_from_file(double t) {
+  float f = static_cast<float>(t);
+  if (static_cast<double>(f) > t) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
+  return f;
 }
 
 nlohmann::json GradientBoostedTrees::read_file(const std::filesystem::path& file, std::vector<FileTree>& trees) {
   const std::string where = file.string();
+  {
+    // The trainer's own layout, read without a document for the trees; anything else
+    // (and any error, so that messages name the file's own bytes) takes the route below.
+    std::string text = model::read_whole_file(file);
+    if (const auto span = read_tree_list(text, trees)) {
+      text.replace(span->begin, span->end - span->begin, "[]");
+      try {
+        nlohmann::json rest = nlohmann::json::parse(text);
+        const auto left = rest.find("trees");
+        if (left != rest.end() && left->is_array() && left->empty()) return rest;
+      } catch (const nlohmann::json::exception&) {
+      }
+      trees.clear();
+    }
+  }
   // Depths in nlohmann's callback: 1 for the top object's members, 2 for the trees, 3
   // for a tree's members. A tree is taken whole when its object ends.
   bool in_trees = false;

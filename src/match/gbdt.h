@@ -18,28 +18,38 @@ class ThresholdScan;
 // class k's logit is bias[k] plus the leaf values of its trees, probabilities a softmax.
 class GradientBoostedTrees {
  public:
+  // The trainer's split thresholds are doubles. The largest float not above one keeps
+  // every float feature on the same side as in the trainer; the nearest float would send
+  // a value equal to a threshold rounded up the other way.
+  static float threshold_from_file(double t);
+
   // A node as the file lists it: [feature, threshold, left, right, value], feature -1 for a leaf.
   struct FileNode {
     std::int32_t feature = -1;
     float threshold = 0;
     std::uint32_t left = 0, right = 0;
     float value = 0;
+    bool operator==(const FileNode&) const = default;
   };
   struct FileTree {
     std::size_t output_class = 0;
     std::vector<FileNode> nodes;
+    bool operator==(const FileTree&) const = default;
   };
 
   // From {"bias": [...], "trees": [{"class": k, "nodes": [[feature, threshold, left,
   // right, value], ...]}, ...]}. Throws Error naming `where` for a malformed model: bad
   // node references, cycles, features out of range, non-finite values.
   static GradientBoostedTrees from_json(const nlohmann::json& j, std::size_t num_features, const std::string& where);
+  // A document's "trees", as its nodes are written (no checks beyond their shape).
+  static std::vector<FileTree> trees_of(const nlohmann::json& j, const std::string& where);
   // The same for a document whose trees read_file() took out as it parsed them.
   static GradientBoostedTrees from_json(const nlohmann::json& j, const std::vector<FileTree>& trees,
                                         std::size_t num_features, const std::string& where);
   // Reads a JSON file with such a "trees" member, converting each tree as it is parsed
   // rather than building it into the document (the shipped head's 4.7 MB of trees made
-  // a 28 MB document). Returns the file's other members, "trees" left empty.
+  // a 28 MB document); trees in the trainer's own layout are read straight from the text
+  // (read_tree_list). Returns the file's other members, "trees" left empty.
   static nlohmann::json read_file(const std::filesystem::path& file, std::vector<FileTree>& trees);
 
   // `features` holds `rows` rows of num_features() values; `probabilities` receives
