@@ -18,19 +18,22 @@ struct Number {
   std::uint64_t magnitude = 0;  // when integer
   double value = 0;             // otherwise
 
+  // A negative integer's value; magnitude is at most 2^63 there. Negated as unsigned,
+  // so that -2^63 does not overflow on the way.
+  std::int64_t signed_value() const { return static_cast<std::int64_t>(std::uint64_t{0} - magnitude); }
   double as_double() const {
     if (!integer) return value;
-    return negative ? static_cast<double>(-static_cast<std::int64_t>(magnitude)) : static_cast<double>(magnitude);
+    return negative ? static_cast<double>(signed_value()) : static_cast<double>(magnitude);
   }
   float as_float() const {
     if (!integer) return static_cast<float>(value);
-    return negative ? static_cast<float>(-static_cast<std::int64_t>(magnitude)) : static_cast<float>(magnitude);
+    return negative ? static_cast<float>(signed_value()) : static_cast<float>(magnitude);
   }
   template <typename Int>
   std::optional<Int> as_whole() const {
     if (!integer) return std::nullopt;
     if (!negative) return std::in_range<Int>(magnitude) ? std::optional<Int>(static_cast<Int>(magnitude)) : std::nullopt;
-    const auto v = -static_cast<std::int64_t>(magnitude);
+    const std::int64_t v = signed_value();
     return std::in_range<Int>(v) ? std::optional<Int>(static_cast<Int>(v)) : std::nullopt;
   }
 };
