@@ -29,12 +29,10 @@ class GradientBoostedTrees {
     float threshold = 0;
     std::uint32_t left = 0, right = 0;
     float value = 0;
-    bool operator==(const FileNode&) const = default;
   };
   struct FileTree {
     std::size_t output_class = 0;
     std::vector<FileNode> nodes;
-    bool operator==(const FileTree&) const = default;
   };
 
   // From {"bias": [...], "trees": [{"class": k, "nodes": [[feature, threshold, left,

@@ -2,8 +2,6 @@
 
 #include <charconv>
 #include <cstdint>
-#include <limits>
-#include <string>
 #include <utility>
 
 namespace geoalign::match {
@@ -43,13 +41,15 @@ class Scanner {
   explicit Scanner(std::string_view text) : s_(text) {}
 
   std::size_t at() const { return i_; }
-  void skip_blanks() { blanks(); }
+  void skip_blanks() {
+    while (i_ < s_.size() && blank(s_[i_])) ++i_;
+  }
   bool at_end() {
-    blanks();
+    skip_blanks();
     return i_ == s_.size();
   }
   bool eat(char c) {
-    blanks();
+    skip_blanks();
     if (i_ < s_.size() && s_[i_] == c) {
       ++i_;
       return true;
@@ -59,7 +59,7 @@ class Scanner {
 
   // A string's raw text between its quotes (escapes left as written).
   std::optional<std::string_view> string() {
-    blanks();
+    skip_blanks();
     if (i_ >= s_.size() || s_[i_] != '"') return std::nullopt;
     const std::size_t first = ++i_;
     while (i_ < s_.size()) {
@@ -76,7 +76,7 @@ class Scanner {
 
   // Any value, not checked: the general parser reads everything outside the trees.
   bool skip_value() {
-    blanks();
+    skip_blanks();
     if (i_ >= s_.size()) return false;
     if (s_[i_] == '"') return string().has_value();
     if (s_[i_] != '{' && s_[i_] != '[') {
@@ -100,7 +100,7 @@ class Scanner {
 
   // JSON's grammar exactly: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
   std::optional<Number> number() {
-    blanks();
+    skip_blanks();
     const std::size_t first = i_;
     Number n;
     n.negative = i_ < s_.size() && s_[i_] == '-';
@@ -142,9 +142,6 @@ class Scanner {
  private:
   static bool blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
   static bool digit(char c) { return c >= '0' && c <= '9'; }
-  void blanks() {
-    while (i_ < s_.size() && blank(s_[i_])) ++i_;
-  }
   bool some_digits(std::size_t& i) {
     const std::size_t first = i;
     while (i < s_.size() && digit(s_[i])) ++i;

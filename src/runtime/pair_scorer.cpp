@@ -1,10 +1,7 @@
 #include "runtime/pair_scorer.h"
 
 #include <array>
-#include <optional>
 #include <unordered_map>
-
-#include "backend/cpu/parallel.h"
 
 #include "runtime/run_in_parallel.h"
 #include "runtime/token_batch.h"
@@ -66,35 +63,28 @@ void PairScorer::compare_all(std::span<const NormalizedPair> pairs, std::span<te
   // read once.
   std::unordered_map<std::string_view, std::size_t> index;
   std::vector<std::string_view> distinct;
+  std::vector<std::size_t> first_pair;  // per distinct address
   std::vector<std::array<std::size_t, 2>> sides(pairs.size());
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     for (std::size_t side = 0; side < 2; ++side) {
       const std::string_view text = side == 0 ? pairs[i].a : pairs[i].b;
       const auto [at, added] = index.emplace(text, distinct.size());
-      if (added) distinct.push_back(text);
+      if (added) {
+        distinct.push_back(text);
+        first_pair.push_back(i);
+      }
       sides[i][side] = at->second;
     }
   }
-  std::vector<ParsedAddress> parsed(distinct.size());
-  std::vector<std::optional<match::ComparedAddress>> read(distinct.size());
-  std::vector<std::optional<std::string>> errors(distinct.size());
-  cpu::parallel_for_dynamic(static_cast<std::int64_t>(distinct.size()), 8, [&](std::int64_t k) {
-    const auto d = static_cast<std::size_t>(k);
-    try {
-      parsed[d] = comparer_->parse(distinct[d]);
-      read[d] = comparer_->compared(parsed[d]);
-    } catch (const std::exception& e) {
-      errors[d] = e.what();
-    }
-  });
-  // The error a pair at a time would have raised first: the lowest pair's, a before b.
-  for (std::size_t i = 0; i < pairs.size(); ++i) {
-    for (const std::size_t d : sides[i]) {
-      if (errors[d]) throw Error("pair " + std::to_string(i) + ": " + *errors[d]);
-    }
-  }
+  // Addresses are numbered as pairs first name them, so the lowest failing one is in the
+  // lowest pair that fails, as comparing a pair at a time would report.
+  const auto pair_of = [&](std::size_t d) { return "pair " + std::to_string(first_pair[d]); };
+  const auto parsed =
+      run_in_parallel_named(distinct.size(), pair_of, [&](std::size_t d) { return comparer_->parse(distinct[d]); });
+  const auto read =
+      run_in_parallel_named(distinct.size(), pair_of, [&](std::size_t d) { return comparer_->compared(parsed[d]); });
   run_in_parallel(pairs.size(), "pair", [&](std::size_t i) {
-    inputs[i].pair_features = comparer_->features(*read[sides[i][0]], *read[sides[i][1]]);
+    inputs[i].pair_features = comparer_->features(read[sides[i][0]], read[sides[i][1]]);
     return true;
   });
 }
