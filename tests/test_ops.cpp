@@ -156,14 +156,15 @@ TEST(Bf16Conversion, EveryIsaRoundsToNearestEven) {
 
 // Linear runs rows in fixed-size chunks with a padded remainder (RowChunkedMatmul); a
 // row's result must not depend on how many rows share the call, in any precision (int8
-// scales each row by itself). Row counts straddle the bucket edges; from four chunks up
-// each thread runs an equal share of the rows, each oneDNN call single-threaded.
+// scales each row by itself). Row counts straddle the bucket edges (chunks of 256 rows,
+// 64 for int8); from four chunks up each thread runs an equal share of the rows, each
+// oneDNN call single-threaded, int8's quantization and epilogue on the same thread.
 TEST_P(OpsTest, LinearRowsDoNotDependOnTheBatch) {
   const std::int64_t in = 48, out = 20, total = 1500;
   const auto x = random_values(total * in, 13), w = random_values(out * in, 14, 0.2f), b = random_values(out, 15);
   for (MatmulPrecision precision : {MatmulPrecision::FP32, MatmulPrecision::BF16, MatmulPrecision::INT8}) {
     const auto want = run_linear(x, w, b, total, Activation::Gelu, precision);
-    for (std::int64_t rows : {1, 15, 16, 17, 63, 100, 255, 256, 257, 513, 1024, 1100}) {
+    for (std::int64_t rows : {1, 15, 16, 17, 63, 64, 65, 100, 193, 255, 256, 257, 513, 1024, 1100}) {
       const std::int64_t first = total - rows;
       const std::vector<float> part(x.begin() + first * in, x.end());
       const std::vector<float> expected(want.begin() + first * out, want.end());
@@ -172,30 +173,36 @@ TEST_P(OpsTest, LinearRowsDoNotDependOnTheBatch) {
   }
 }
 
-// int8 activation quantization, every ISA, against the scalar definition: each row gets
-// its own scale (its maximum over 127), values round to nearest-even, an all-zero row
-// gets scale 1.
+// int8 quantization, every ISA, against the scalar definition: each row gets its own
+// scale (its maximum over the levels: 127 for activations, 63 for weights without
+// VNNI), values round to nearest-even, an all-zero row gets scale 1.
 TEST(Int8Quantization, EveryIsaMatchesTheScalarDefinition) {
   const std::int64_t rows = 37, cols = 300;
   std::vector<float> x = random_values(rows * cols, 16, 2.0f);
   std::fill(x.begin() + 5 * cols, x.begin() + 6 * cols, 0.0f);
   x[7 * cols + 3] = 127.0f;
   x[7 * cols + 4] = 2.5f;  // a tie at this row's scale of 1: rounds to the even 2
-  for (cpu::Isa isa : {cpu::Isa::Avx512Bf16, cpu::Isa::Avx2, cpu::Isa::Baseline}) {
-    cpu::limit_isa(isa);
-    std::vector<std::int8_t> q(x.size());
-    std::vector<float> scales(rows);
-    cpu::quantize_rows_s8(x.data(), rows, cols, q.data(), scales.data());
-    for (std::int64_t r = 0; r < rows; ++r) {
-      float max = 0;
-      for (std::int64_t c = 0; c < cols; ++c) max = std::max(max, std::abs(x[r * cols + c]));
-      ASSERT_EQ(scales[r], max > 0 ? max / 127.0f : 1.0f) << cpu::isa_name(isa) << " row " << r;
-      for (std::int64_t c = 0; c < cols; ++c) {
-        const float want = max > 0 ? std::nearbyint(x[r * cols + c] * (127.0f / max)) : 0.0f;
-        ASSERT_EQ(q[r * cols + c], static_cast<std::int8_t>(want)) << cpu::isa_name(isa) << " at " << r << "," << c;
+  for (const int levels : {127, 63}) {
+    for (cpu::Isa isa : {cpu::Isa::Avx512Bf16, cpu::Isa::Avx2, cpu::Isa::Baseline}) {
+      cpu::limit_isa(isa);
+      std::vector<std::int8_t> q(x.size());
+      std::vector<float> scales(rows);
+      cpu::quantize_rows_s8(x.data(), rows, cols, q.data(), scales.data(), levels);
+      const auto l = static_cast<float>(levels);
+      for (std::int64_t r = 0; r < rows; ++r) {
+        float max = 0;
+        for (std::int64_t c = 0; c < cols; ++c) max = std::max(max, std::abs(x[r * cols + c]));
+        ASSERT_EQ(scales[r], max > 0 ? max / l : 1.0f) << cpu::isa_name(isa) << " row " << r;
+        for (std::int64_t c = 0; c < cols; ++c) {
+          const float want = max > 0 ? std::nearbyint(x[r * cols + c] * (l / max)) : 0.0f;
+          ASSERT_EQ(q[r * cols + c], static_cast<std::int8_t>(want))
+              << cpu::isa_name(isa) << ", " << levels << " levels, at " << r << "," << c;
+        }
+      }
+      if (levels == 127) {
+        EXPECT_EQ(q[7 * cols + 4], 2);
       }
     }
-    EXPECT_EQ(q[7 * cols + 4], 2);
   }
   cpu::limit_isa(cpu::Isa::Avx512Bf16);
 }

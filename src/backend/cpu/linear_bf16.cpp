@@ -31,11 +31,15 @@ class OneDnnBf16Linear final : public ops::Linear::Impl {
         bias_mem_(bias_memory(bias_)) {}
 
   void forward(const Tensor& x, Tensor& y) const override {
-    const std::int64_t rows = x.dim(0);
-    thread_local std::vector<std::uint16_t> rounded;
-    rounded.resize(static_cast<std::size_t>(rows * in_));
-    to_bf16(x.data<float>(), rounded.data(), rows * in_);
-    matmul_.execute(rounded.data(), rows, y.data<float>(), {{DNNL_ARG_BIAS, bias_mem_}});
+    const float* in = x.data<float>();
+    // Each chunk's rows are rounded just before its product, on the thread that
+    // multiplies them, while they are in that core's cache.
+    matmul_.execute_staged(
+        x.dim(0), y.data<float>(), {{DNNL_ARG_BIAS, bias_mem_}},
+        [&](std::int64_t first, std::int64_t count, void* staged) {
+          to_bf16(in + first * in_, static_cast<std::uint16_t*>(staged), count * in_);
+        },
+        nullptr);
   }
 
   std::string kernel() const override { return matmul_.kernel(); }

@@ -35,8 +35,10 @@ enum ScratchSlot { kSrcSlot = 0, kDstSlot = 1, kOneDnnSlot = 2 };
 }  // namespace
 
 RowChunkedMatmul::RowChunkedMatmul(std::int64_t in, std::int64_t out, dt src_type, dt weight_type,
-                                   const void* plain_weights, bool bias, dnnl::primitive_attr attr)
-    : in_(in), out_(out), src_type_(src_type), src_element_size_(memory::data_type_size(src_type)) {
+                                   const void* plain_weights, bool bias, dnnl::primitive_attr attr,
+                                   std::int64_t chunk_rows)
+    : in_(in), out_(out), src_type_(src_type), src_element_size_(memory::data_type_size(src_type)),
+      chunk_rows_(chunk_rows) {
   auto& engine = onednn_engine();
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   auto make = [&](std::int64_t rows, const memory::desc& weights_md) {
@@ -48,7 +50,7 @@ RowChunkedMatmul::RowChunkedMatmul(std::int64_t in, std::int64_t out, dt src_typ
   };
   // The largest bucket picks the weight layout; the smaller ones must accept it, and a
   // bucket whose kernels cannot is left out (its rows use the next bucket up).
-  const auto full = make(kMaxRows, memory::desc({in_, out_}, weight_type, tag::any));
+  const auto full = make(chunk_rows_, memory::desc({in_, out_}, weight_type, tag::any));
   kernel_ = full.impl_info_str();
   weights_ = repack(memory({{in_, out_}, weight_type, tag::ba}, engine, const_cast<void*>(plain_weights)),
                     full.weights_desc());
@@ -56,6 +58,7 @@ RowChunkedMatmul::RowChunkedMatmul(std::int64_t in, std::int64_t out, dt src_typ
   // Bucket sizes waste at most a third of a small remainder's work on padding rows
   // (at batch 1 a pair is ~40 tokens: 48 rows, not 64).
   for (const std::int64_t rows : {16, 32, 48, 64, 96, 128, 192}) {
+    if (rows >= chunk_rows_) break;
     try {
       auto pd = make(rows, full.weights_desc());
       descs.push_back(pd);
@@ -65,7 +68,7 @@ RowChunkedMatmul::RowChunkedMatmul(std::int64_t in, std::int64_t out, dt src_typ
     }
   }
   descs.push_back(full);
-  buckets_.push_back({kMaxRows, dnnl::matmul(full)});
+  buckets_.push_back({chunk_rows_, dnnl::matmul(full)});
   for (const auto& pd : descs) scratchpad_bytes_ = std::max(scratchpad_bytes_, pd.scratchpad_desc().get_size());
 }
 
@@ -79,30 +82,34 @@ void RowChunkedMatmul::run(const Bucket& bucket, const void* src, float* dst,
   stream.wait();
 }
 
-void RowChunkedMatmul::run_rows(const void* src, std::int64_t first, std::int64_t count, float* dst,
-                                std::unordered_map<int, memory>& args) const {
-  const auto* x = static_cast<const std::byte*>(src);
+void RowChunkedMatmul::run_rows(const Source& source, std::int64_t first, std::int64_t count, float* dst,
+                                std::unordered_map<int, memory>& args, const FinishRows* finish) const {
   const std::size_t src_row_bytes = static_cast<std::size_t>(in_) * src_element_size_;
   const std::size_t dst_row_bytes = static_cast<std::size_t>(out_) * sizeof(float);
   const Bucket& bucket = *std::find_if(buckets_.begin(), buckets_.end(), [&](const Bucket& b) { return b.rows >= count; });
-  if (bucket.rows == count) {
-    run(bucket, x + static_cast<std::size_t>(first) * src_row_bytes, dst + first * out_, args);
-    return;
-  }
-  // The bucket reads and writes whole `bucket.rows` rows, so the remainder is staged;
-  // the padding rows are zeros and their results are dropped.
   const auto used = static_cast<std::size_t>(count);
-  std::byte* padded_src = scratch(kSrcSlot, static_cast<std::size_t>(bucket.rows) * src_row_bytes);
-  std::memcpy(padded_src, x + static_cast<std::size_t>(first) * src_row_bytes, used * src_row_bytes);
-  std::memset(padded_src + used * src_row_bytes, 0, static_cast<std::size_t>(bucket.rows - count) * src_row_bytes);
-  auto* padded_dst = reinterpret_cast<float*>(scratch(kDstSlot, static_cast<std::size_t>(bucket.rows) * dst_row_bytes));
-  run(bucket, padded_src, padded_dst, args);
-  std::memcpy(dst + first * out_, padded_dst, used * dst_row_bytes);
-}
-
-void RowChunkedMatmul::run_range(const void* src, std::int64_t first, std::int64_t end, float* dst,
-                                 std::unordered_map<int, memory>& args) const {
-  for (std::int64_t r = first; r < end; r += kMaxRows) run_rows(src, r, std::min(kMaxRows, end - r), dst, args);
+  const void* src = source.stage ? nullptr
+                                  : static_cast<const std::byte*>(source.rows) + static_cast<std::size_t>(first) * src_row_bytes;
+  if (source.stage || bucket.rows != count) {
+    // The bucket reads whole `bucket.rows` rows, so a remainder is staged with zero
+    // padding rows, whose results are dropped.
+    std::byte* staged = scratch(kSrcSlot, static_cast<std::size_t>(bucket.rows) * src_row_bytes);
+    if (source.stage) {
+      (*source.stage)(first, count, staged);
+    } else {
+      std::memcpy(staged, src, used * src_row_bytes);
+    }
+    std::memset(staged + used * src_row_bytes, 0, static_cast<std::size_t>(bucket.rows - count) * src_row_bytes);
+    src = staged;
+  }
+  if (bucket.rows == count) {
+    run(bucket, src, dst + first * out_, args);
+  } else {
+    auto* padded_dst = reinterpret_cast<float*>(scratch(kDstSlot, static_cast<std::size_t>(bucket.rows) * dst_row_bytes));
+    run(bucket, src, padded_dst, args);
+    std::memcpy(dst + first * out_, padded_dst, used * dst_row_bytes);
+  }
+  if (finish) (*finish)(first, count);
 }
 
 void RowChunkedMatmul::use_thread_scratchpad(std::unordered_map<int, memory>& args) const {
@@ -111,11 +118,17 @@ void RowChunkedMatmul::use_thread_scratchpad(std::unordered_map<int, memory>& ar
                                      onednn_engine(), scratch(kOneDnnSlot, scratchpad_bytes_));
 }
 
-void RowChunkedMatmul::execute(const void* src, std::int64_t rows, float* dst,
-                               std::unordered_map<int, memory> args) const {
+void RowChunkedMatmul::run_chunks(const Source& source, std::int64_t rows, float* dst,
+                                  std::unordered_map<int, memory>& args, const FinishRows* finish) const {
   args[DNNL_ARG_WEIGHTS] = weights_;
+  auto run_range = [&](std::int64_t first, std::int64_t end, std::unordered_map<int, memory>& thread_args) {
+    use_thread_scratchpad(thread_args);
+    for (std::int64_t r = first; r < end; r += chunk_rows_) {
+      run_rows(source, r, std::min(chunk_rows_, end - r), dst, thread_args, finish);
+    }
+  };
   const int threads = omp_get_max_threads();
-  if (threads > 1 && rows > (2 * threads - 1) * kMaxRows && !omp_in_parallel()) {
+  if (threads > 1 && rows > (2 * threads - 1) * chunk_rows_ && !omp_in_parallel()) {
     // Enough rows to share: each thread takes an equal run of rows in chunks, and
     // oneDNN, called inside a parallel region, runs each chunk on its caller's thread
     // alone. One fork and join per layer instead of one per chunk, and no thread waits
@@ -123,14 +136,22 @@ void RowChunkedMatmul::execute(const void* src, std::int64_t rows, float* dst,
     // behind: 1,792 rows against 1,408 at batch 64).
 #pragma omp parallel firstprivate(args)
     {
-      use_thread_scratchpad(args);
       const std::int64_t t = omp_get_thread_num(), n = omp_get_num_threads();
-      run_range(src, rows * t / n, rows * (t + 1) / n, dst, args);
+      run_range(rows * t / n, rows * (t + 1) / n, args);
     }
     return;
   }
-  use_thread_scratchpad(args);
-  run_range(src, 0, rows, dst, args);
+  run_range(0, rows, args);
+}
+
+void RowChunkedMatmul::execute(const void* src, std::int64_t rows, float* dst,
+                               std::unordered_map<int, memory> args) const {
+  run_chunks({src, nullptr}, rows, dst, args, nullptr);
+}
+
+void RowChunkedMatmul::execute_staged(std::int64_t rows, float* dst, std::unordered_map<int, memory> args,
+                                      const StageRows& stage, const FinishRows& finish) const {
+  run_chunks({nullptr, &stage}, rows, dst, args, finish ? &finish : nullptr);
 }
 
 }  // namespace geoalign::cpu
