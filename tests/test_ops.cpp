@@ -340,6 +340,59 @@ TEST_P(OpsTest, RaggedAttentionEqualsPaddedMaskedAttentionOnEveryIsa) {
   cpu::limit_isa(cpu::Isa::Avx512Bf16);
 }
 
+// chain and self_attention may run their steps over blocks of rows, each block through
+// every step on one thread (the CPU, from two 64-row blocks per thread up); the result
+// must be the steps' one after another, in every precision, below and above that size.
+TEST_P(OpsTest, ChainedLinearLayersEqualTheLayersOneAfterAnother) {
+  const std::int64_t in = 40, between = 96, out = 24, total = 700;
+  const auto x = random_values(total * in, 21), w1 = random_values(between * in, 22, 0.2f),
+             b1 = random_values(between, 23), w2 = random_values(out * between, 24, 0.2f),
+             b2 = random_values(out, 25);
+  for (MatmulPrecision precision : {MatmulPrecision::FP32, MatmulPrecision::BF16, MatmulPrecision::INT8}) {
+    const Linear first(Tensor::from_vector({between, in}, w1), Tensor::from_vector({between}, b1), Activation::Gelu,
+                       precision);
+    const Linear second(Tensor::from_vector({out, between}, w2), Tensor::from_vector({out}, b2), Activation::None,
+                        precision);
+    for (std::int64_t rows : {1, 100, 127, 128, 129, 300, 700}) {
+      const Tensor input = Tensor::from_vector({rows, in}, std::vector<float>(x.begin(), x.begin() + rows * in));
+      Tensor mid, want, got, unused;
+      first(input, mid);
+      second(mid, want);
+      chain(first, second, input, unused, got);
+      ASSERT_EQ(got.shape(), (Shape{rows, out}));
+      expect_close(got.to_vector(), want.to_vector(), 1e-5f);
+    }
+  }
+}
+
+TEST_P(OpsTest, SelfAttentionEqualsItsStepsOneAfterAnother) {
+  const std::int64_t hidden = 48, heads = 4;
+  const auto w_in = random_values(3 * hidden * hidden, 31, 0.2f), b_in = random_values(3 * hidden, 32),
+             w_out = random_values(hidden * hidden, 33, 0.2f), b_out = random_values(hidden, 34);
+  // One sequence; a few short ones; many sequences of mixed length, past two blocks per
+  // thread; a sequence longer than a block.
+  const std::vector<std::vector<std::int32_t>> batches = {
+      {0, 40}, {0, 3, 4, 11}, {0, 3, 4, 11, 18, 75, 91, 124, 160, 199, 240, 281, 300, 341, 390, 431, 470},
+      {0, 5, 300, 310}};
+  for (MatmulPrecision precision : {MatmulPrecision::FP32, MatmulPrecision::BF16, MatmulPrecision::INT8}) {
+    const Linear qkv(Tensor::from_vector({3 * hidden, hidden}, w_in), Tensor::from_vector({3 * hidden}, b_in),
+                     Activation::None, precision);
+    const Linear output(Tensor::from_vector({hidden, hidden}, w_out), Tensor::from_vector({hidden}, b_out),
+                        Activation::None, precision);
+    for (const auto& cu : batches) {
+      const std::int64_t rows = cu.back();
+      const Tensor x = Tensor::from_vector({rows, hidden}, random_values(rows * hidden, 35));
+      Tensor projected, context, want, got;
+      qkv(x, projected);
+      attention(projected, cu, heads, context);
+      output(context, want);
+      self_attention(qkv, output, x, cu, heads, projected, context, got);
+      ASSERT_EQ(got.shape(), (Shape{rows, hidden}));
+      expect_close(got.to_vector(), want.to_vector(), 1e-5f);
+    }
+  }
+}
+
 TEST_P(OpsTest, AttentionRejectsBadSeqlens) {
   Tensor out;
   const std::vector<std::int32_t> bad = {0, 5, 3};

@@ -108,15 +108,13 @@ const Tensor& BertModel::encode(const runtime::TokenBatch& batch, Workspace& ws,
     const std::string name = timer ? "layer " + std::to_string(l) : std::string();
     {
       ScopedStage stage(timer, name + " attention");
-      layer.qkv(ws.hidden, ws.qkv);
-      ops::attention(ws.qkv, batch.cu_seqlens, config_.num_attention_heads, ws.context);
-      layer.attention_output(ws.context, ws.projected);
+      ops::self_attention(layer.qkv, layer.attention_output, ws.hidden, batch.cu_seqlens, config_.num_attention_heads,
+                          ws.qkv, ws.context, ws.projected);
       ops::layer_norm(ws.projected, &ws.hidden, layer.attention_norm_gamma, layer.attention_norm_beta, eps, ws.hidden);
     }
     {
       ScopedStage stage(timer, name + " ffn");
-      layer.intermediate(ws.hidden, ws.intermediate);
-      layer.output(ws.intermediate, ws.projected);
+      ops::chain(layer.intermediate, layer.output, ws.hidden, ws.intermediate, ws.projected);
       ops::layer_norm(ws.projected, &ws.hidden, layer.output_norm_gamma, layer.output_norm_beta, eps, ws.hidden);
     }
   }

@@ -12,6 +12,7 @@
 #include "backend/cpu/fast_exp.h"
 #include "backend/cpu/kernel_targets.h"
 #include "backend/cpu/parallel.h"
+#include "backend/cpu/attention.h"
 #include "backend/ops/attention.h"
 
 namespace geoalign::ops {
@@ -241,21 +242,21 @@ GEOALIGN_TARGET_AVX512 void attend_avx512(const HeadView& h, float* kt, float* s
 
 }  // namespace
 
-template <>
-void attention<Device::CPU>(const Tensor& qkv, std::span<const std::int32_t> cu_seqlens, std::int64_t num_heads,
-                            Tensor& out) {
-  const std::int64_t hidden = out.dim(1);
+}  // namespace geoalign::ops
+
+namespace geoalign::cpu {
+
+void attend_sequences(const float* qkv, std::span<const std::int32_t> cu_seqlens, std::int64_t num_heads,
+                      std::int64_t hidden, float* y) {
   const std::int64_t head_dim = hidden / num_heads;
   const std::int64_t stride = 3 * hidden;
   const std::int64_t sequences = static_cast<std::int64_t>(cu_seqlens.size()) - 1;
   const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
-  const float* base = qkv.data<float>();
-  float* y = out.data<float>();
-  const HeadKernel kernel = cpu::pick_kernel<HeadKernel>(attend_baseline, attend_avx2, attend_avx512);
+  const auto kernel = pick_kernel<ops::HeadKernel>(ops::attend_baseline, ops::attend_avx2, ops::attend_avx512);
 
   // Whole sequences at a time: a batch comes sorted by length, so equal shares would
   // leave one thread all the long sequences.
-  cpu::parallel_for_dynamic(sequences * num_heads, num_heads, [&](std::int64_t task) {
+  parallel_for_dynamic(sequences * num_heads, num_heads, [&](std::int64_t task) {
     const std::int64_t s = task / num_heads;
     const std::int64_t head = task % num_heads;
     const std::int64_t first = cu_seqlens[s];
@@ -264,13 +265,23 @@ void attention<Device::CPU>(const Tensor& qkv, std::span<const std::int32_t> cu_
     const std::int64_t padded = (len + 15) / 16 * 16;
     // Grown, never shrunk: resizing up again would zero the new part for nothing.
     thread_local std::vector<float> scratch;
-    const auto needed = static_cast<std::size_t>(padded * (head_dim + kQueriesAvx512));
+    const auto needed = static_cast<std::size_t>(padded * (head_dim + ops::kQueriesAvx512));
     if (scratch.size() < needed) scratch.resize(needed);
-    const float* q0 = base + first * stride + head * head_dim;
-    const HeadView view{q0, q0 + hidden, q0 + 2 * hidden, stride, len, head_dim, scale,
+    const float* q0 = qkv + first * stride + head * head_dim;
+    const ops::HeadView view{q0, q0 + hidden, q0 + 2 * hidden, stride, len, head_dim, scale,
                         y + first * hidden + head * head_dim, hidden};
     kernel(view, scratch.data(), scratch.data() + padded * head_dim);
   });
+}
+
+}  // namespace geoalign::cpu
+
+namespace geoalign::ops {
+
+template <>
+void attention<Device::CPU>(const Tensor& qkv, std::span<const std::int32_t> cu_seqlens, std::int64_t num_heads,
+                            Tensor& out) {
+  cpu::attend_sequences(qkv.data<float>(), cu_seqlens, num_heads, out.dim(1), out.data<float>());
 }
 
 }  // namespace geoalign::ops

@@ -1,5 +1,9 @@
 #include "backend/cpu/epilogue.h"
 
+// exp_reduced (fast_exp.h) is instantiated on AVX-512 vectors below and always inlined
+// into AVX-512 code, so GCC's note that returning one changes the ABI does not apply.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -70,12 +74,10 @@ GEOALIGN_TARGET_AVX2 void row_avx2(float* y, std::int64_t n, float s, const floa
 // error about 2^-28, below float's rounding) replaces each division, vscalefps builds
 // 2^n, and a row is read and written once.
 // GCC 12's AVX-512 headers fill unused lanes from self-initialized "undefined" vectors
-// and then warn about them (GCC bug 105593); exp_reduced, instantiated here on vectors,
-// is always inlined into AVX-512 code, so the ABI note about returning one does not apply.
+// and then warn about them (GCC bug 105593).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wpsabi"
 GEOALIGN_TARGET_AVX512 inline __m512 reciprocal_avx512(__m512 d) {
   const __m512 r = _mm512_rcp14_ps(d);
   return _mm512_mul_ps(r, _mm512_fnmadd_ps(d, r, _mm512_set1_ps(2.0f)));

@@ -11,15 +11,15 @@ using tag = memory::format_tag;
 using dt = memory::data_type;
 
 // fp32 matmul through oneDNN, bias and activation fused as post-ops.
-class OneDnnLinear final : public ops::Linear::Impl {
+class OneDnnLinear final : public RowLinear {
  public:
   OneDnnLinear(const Tensor& weight, const Tensor& bias, ops::Activation activation)
       : bias_(copy_of(bias)),
         matmul_(weight.dim(1), weight.dim(0), dt::f32, dt::f32, weight.data<float>(), true, activation_attr(activation)),
         bias_mem_(bias_memory(bias_)) {}
 
-  void forward(const Tensor& x, Tensor& y) const override {
-    matmul_.execute(x.data<float>(), x.dim(0), y.data<float>(), {{DNNL_ARG_BIAS, bias_mem_}});
+  void forward_rows(const float* x, std::int64_t rows, float* y) const override {
+    matmul_.execute(x, rows, y, {{DNNL_ARG_BIAS, bias_mem_}});
   }
 
   std::string kernel() const override { return matmul_.kernel(); }
@@ -32,8 +32,7 @@ class OneDnnLinear final : public ops::Linear::Impl {
 
 }  // namespace
 
-std::unique_ptr<ops::Linear::Impl> make_fp32_linear(const Tensor& weight, const Tensor& bias,
-                                                    ops::Activation activation) {
+std::unique_ptr<RowLinear> make_fp32_linear(const Tensor& weight, const Tensor& bias, ops::Activation activation) {
   return std::make_unique<OneDnnLinear>(weight, bias, activation);
 }
 

@@ -22,7 +22,7 @@ std::vector<std::uint16_t> bf16_copy(const Tensor& t) {
 // bf16 matmul: the weights are rounded once and packed in the layout oneDNN's kernel
 // wants (AMX tiles or AVX512-BF16 dot-product blocks); each call rounds the activations.
 // oneDNN accumulates in fp32 and adds the fp32 bias and the activation as post-ops.
-class OneDnnBf16Linear final : public ops::Linear::Impl {
+class OneDnnBf16Linear final : public RowLinear {
  public:
   OneDnnBf16Linear(const Tensor& weight, const Tensor& bias, ops::Activation activation)
       : in_(weight.dim(1)),
@@ -30,12 +30,11 @@ class OneDnnBf16Linear final : public ops::Linear::Impl {
         matmul_(in_, weight.dim(0), dt::bf16, dt::bf16, bf16_copy(weight).data(), true, activation_attr(activation)),
         bias_mem_(bias_memory(bias_)) {}
 
-  void forward(const Tensor& x, Tensor& y) const override {
-    const float* in = x.data<float>();
+  void forward_rows(const float* in, std::int64_t rows, float* out) const override {
     // Each chunk's rows are rounded just before its product, on the thread that
     // multiplies them, while they are in that core's cache.
     matmul_.execute_staged(
-        x.dim(0), y.data<float>(), {{DNNL_ARG_BIAS, bias_mem_}},
+        rows, out, {{DNNL_ARG_BIAS, bias_mem_}},
         [&](std::int64_t first, std::int64_t count, void* staged) {
           to_bf16(in + first * in_, static_cast<std::uint16_t*>(staged), count * in_);
         },
@@ -53,7 +52,7 @@ class OneDnnBf16Linear final : public ops::Linear::Impl {
 
 // Where oneDNN has no bf16 matmul (CPUs before AVX-512), bf16 still runs: the fp32 kernel
 // multiplies the bf16-rounded weights, so results keep bf16's weight precision.
-class Bf16WeightsOnFp32Linear final : public ops::Linear::Impl {
+class Bf16WeightsOnFp32Linear final : public RowLinear {
  public:
   Bf16WeightsOnFp32Linear(const Tensor& weight, const Tensor& bias, ops::Activation activation) {
     Tensor rounded(weight.shape());
@@ -63,17 +62,16 @@ class Bf16WeightsOnFp32Linear final : public ops::Linear::Impl {
     fp32_ = make_fp32_linear(rounded, bias, activation);
   }
 
-  void forward(const Tensor& x, Tensor& y) const override { fp32_->forward(x, y); }
+  void forward_rows(const float* x, std::int64_t rows, float* y) const override { fp32_->forward_rows(x, rows, y); }
   std::string kernel() const override { return "bf16 weights on " + fp32_->kernel(); }
 
  private:
-  std::unique_ptr<ops::Linear::Impl> fp32_;
+  std::unique_ptr<RowLinear> fp32_;
 };
 
 }  // namespace
 
-std::unique_ptr<ops::Linear::Impl> make_bf16_linear(const Tensor& weight, const Tensor& bias,
-                                                    ops::Activation activation) {
+std::unique_ptr<RowLinear> make_bf16_linear(const Tensor& weight, const Tensor& bias, ops::Activation activation) {
   if (!native_bf16_matmul()) return std::make_unique<Bf16WeightsOnFp32Linear>(weight, bias, activation);
   return std::make_unique<OneDnnBf16Linear>(weight, bias, activation);
 }

@@ -22,7 +22,7 @@ using dt = memory::data_type;
 // geoalign's own epilogue, because oneDNN 2.6 runs a per-row post-op only in its
 // reference kernel (1000x slower). Only the product is quantized, and a token's result
 // does not depend on the other tokens in the batch.
-class OneDnnInt8Linear final : public ops::Linear::Impl {
+class OneDnnInt8Linear final : public RowLinear {
  public:
   // The epilogue reads each chunk's fp32 product back: at 64 rows (256 KB for a
   // 1024-wide layer, 768 KB for BERT-base's 3072) it is still in the core's L2. With
@@ -44,10 +44,7 @@ class OneDnnInt8Linear final : public ops::Linear::Impl {
     matmul_.emplace(in_, out_, dt::s8, dt::s8, quantized.data(), false, attr, kChunkRows);
   }
 
-  void forward(const Tensor& x, Tensor& y) const override {
-    const memory::dim rows = x.dim(0);
-    const float* in = x.data<float>();
-    float* out = y.data<float>();
+  void forward_rows(const float* in, std::int64_t rows, float* out) const override {
     thread_local std::vector<float> row_scales;
     row_scales.resize(static_cast<std::size_t>(rows));
     float* scales = row_scales.data();
@@ -76,8 +73,7 @@ class OneDnnInt8Linear final : public ops::Linear::Impl {
 
 }  // namespace
 
-std::unique_ptr<ops::Linear::Impl> make_int8_linear(const Tensor& weight, const Tensor& bias,
-                                                    ops::Activation activation) {
+std::unique_ptr<RowLinear> make_int8_linear(const Tensor& weight, const Tensor& bias, ops::Activation activation) {
   return std::make_unique<OneDnnInt8Linear>(weight, bias, activation);
 }
 

@@ -26,6 +26,11 @@ struct LinearClock {
   static void enable(bool on);
   static void reset();
   static double seconds();
+  // For steps that run linear layers inside a parallel region of their own: each adds
+  // the time thread 0 spent in them (the threads run side by side, so one thread's time
+  // is the wall time).
+  static bool on();
+  static void add(double seconds);
 };
 
 // The precision `auto` picks on a device: the fastest there that keeps fp32's labels
@@ -57,14 +62,24 @@ class Linear {
   void operator()(const Tensor& x, Tensor& y) const;
 
   std::int64_t in_features() const { return in_features_; }
+  const Impl& impl() const { return *impl_; }
   std::int64_t out_features() const { return out_features_; }
   std::string kernel() const { return impl_->kernel(); }
 
  private:
+  friend void chain(const Linear&, const Linear&, const Tensor&, Tensor&, Tensor&);
+  // Throws unless x is [rows, in_features] on the weights' device.
+  void check_input(const Tensor& x) const;
+
   std::int64_t in_features_, out_features_;
   Device device_;  // the weights'; inputs must be there too
   std::unique_ptr<Impl> impl_;
 };
+
+// y = second(first(x)), as second(first(x)) with the rows between them in `between`,
+// which a backend may skip: on the CPU, blocks of rows go through both layers on one
+// thread each while the rows between are in its cache (a transformer's feed-forward).
+void chain(const Linear& first, const Linear& second, const Tensor& x, Tensor& between, Tensor& y);
 
 template <Device D>
 std::unique_ptr<Linear::Impl> make_linear(const Tensor& weight, const Tensor& bias, Activation activation,
