@@ -21,17 +21,4 @@ void release_idle_threads();
 // workers would slow every parallel region of the model, as above.
 void run_serially_on_this_thread();
 
-// The same for a scope: the calling thread's parallel regions run on it alone until the
-// scope ends, and then with the thread count it had before.
-class SerialThreadScope {
- public:
-  SerialThreadScope();
-  ~SerialThreadScope();
-  SerialThreadScope(const SerialThreadScope&) = delete;
-  SerialThreadScope& operator=(const SerialThreadScope&) = delete;
-
- private:
-  int saved_;
-};
-
 }  // namespace geoalign

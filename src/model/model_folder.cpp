@@ -1,10 +1,7 @@
 #include "model/model_folder.h"
 
 #include <algorithm>
-#include <future>
-#include <optional>
 
-#include "backend/threads.h"
 #include "geoalign/error.h"
 
 namespace geoalign::model {
@@ -73,26 +70,8 @@ ModelFolder ModelFolder::load(const std::filesystem::path& dir, ops::MatmulPreci
     }
     throw Error("model folder " + dir.string() + " has no model.safetensors" + hint);
   }
-  // The match head (its parser's gazetteer and tagger, its trees) loads on a second
-  // thread while the encoder's weights are read and packed on this one, each thread on
-  // one core: OpenMP workers of either would spin beside the other thread, and a second
-  // team would slow the model's parallel regions for good (backend/threads.h). The start
-  // of `score` fell from 0.156-0.165 s to 0.128-0.140 s (perf stat -r 10, three
-  // alternating rounds; Xeon with AMX, 2 cores); loaded side by side with both threads
-  // free to fork, it did not fall at all.
-  const auto head_file = dir / match::MatchHead::kFileName;
-  std::future<std::unique_ptr<match::MatchHead>> loading_head;
-  if (std::filesystem::exists(head_file)) {
-    loading_head = std::async(std::launch::async, [&] {
-      run_serially_on_this_thread();
-      return match::MatchHead::load(dir, config.bert.labels.size());
-    });
-  }
   const SafetensorsFile weights = SafetensorsFile::open(weights_path);
-  std::optional<SerialThreadScope> beside_head;
-  if (loading_head.valid()) beside_head.emplace();
   BertModel model = BertModel::load(BertWeightReader(weights), config.bert, precision, device);
-  beside_head.reset();
   // A pair is encoded with token type 1 for the second address; with one token type the
   // classifier would fail on every pair, so such a model loads only without one (to embed,
   // which uses token type 0 alone).
@@ -105,12 +84,12 @@ ModelFolder ModelFolder::load(const std::filesystem::path& dir, ops::MatmulPreci
   text::AddressNormalizer normalizer(config.settings.normalize);
   LabelRoles roles = LabelRoles::from_labels(config.bert.labels);
   std::shared_ptr<const match::MatchHead> head;
-  if (loading_head.valid()) {
-    head = loading_head.get();
+  if (std::filesystem::exists(dir / match::MatchHead::kFileName)) {
+    head = match::MatchHead::load(dir, config.bert.labels.size());
     // The scorer runs the encoder for every pair and feeds the head its probabilities;
     // a head trained without them is a rerank head, which runs without the encoder.
     if (!head->uses_encoder()) {
-      throw Error(head_file.string() +
+      throw Error((dir / match::MatchHead::kFileName).string() +
                   ": trained without the encoder's probabilities (encoder_p*), which a match head reads; a head "
                   "without them is a rerank head: name it " +
                   match::MatchHead::kRerankFileName);

@@ -33,9 +33,6 @@ void release_idle_threads() {
 
 void run_serially_on_this_thread() { omp_set_num_threads(1); }
 
-SerialThreadScope::SerialThreadScope() : saved_(omp_get_max_threads()) { omp_set_num_threads(1); }
-SerialThreadScope::~SerialThreadScope() { omp_set_num_threads(saved_); }
-
 int num_threads() { return omp_get_max_threads(); }
 
 }  // namespace geoalign
