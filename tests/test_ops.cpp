@@ -259,6 +259,34 @@ TEST(LinearEpilogue, EveryIsaMatchesTheScalarDefinition) {
   cpu::limit_isa(cpu::Isa::Avx512Bf16);
 }
 
+// GELU's erf is piecewise on AVX-512 (sixteen pieces on [0, 4)): every piece, each edge
+// between pieces and the clamp at 4, on a dense grid, every ISA, against std::erf.
+TEST(LinearEpilogue, GeluFollowsErfAcrossEveryPiece) {
+  std::vector<float> v;
+  for (int i = -60000; i <= 60000; ++i) v.push_back(static_cast<float>(i) * 2e-4f);  // [-12, 12]
+  for (int piece = 0; piece <= 16; ++piece) {
+    const float edge = static_cast<float>(piece) * 0.25f * 1.41421356f;
+    for (float e : {std::nextafter(edge, 0.0f), edge, std::nextafter(edge, 10.0f)}) {
+      v.push_back(e);
+      v.push_back(-e);
+    }
+  }
+  const std::vector<float> bias(v.size(), 0.0f);
+  for (cpu::Isa isa : {cpu::Isa::Avx512Bf16, cpu::Isa::Avx2, cpu::Isa::Baseline}) {
+    cpu::limit_isa(isa);
+    auto y = v;
+    const float scale = 1.0f;
+    cpu::scale_rows_add_bias_activate(y.data(), 1, static_cast<std::int64_t>(y.size()), &scale, bias.data(),
+                                      Activation::Gelu);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const double x = v[i];
+      const double want = 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+      ASSERT_NEAR(y[i], want, 2e-7 * std::max(1.0, std::abs(x))) << cpu::isa_name(isa) << " at " << v[i];
+    }
+  }
+  cpu::limit_isa(cpu::Isa::Avx512Bf16);
+}
+
 TEST_P(OpsTest, LinearRejectsWrongWidth) {
   const Linear linear(Tensor({4, 3}), Tensor({4}));
   Tensor y;
