@@ -70,9 +70,9 @@ GEOALIGN_TARGET_AVX2 void row_avx2(float* y, std::int64_t n, float s, const floa
 // AVX-512 by hand, in one pass: where matrix units make the product cheap (AMX), this
 // epilogue took a third as long as the product. GCC's vectorization of finish_row
 // divides (vdivps, about 10 cycles a vector on Intel cores) and runs the scale and the
-// activation as two passes; here a reciprocal estimate with one Newton step (relative
-// error about 2^-28, below float's rounding) replaces each division, vscalefps builds
-// 2^n, and a row is read and written once.
+// activation as two passes; here GELU's erf is a piecewise polynomial (below), tanh's
+// division a reciprocal estimate with one Newton step (relative error about 2^-28,
+// below float's rounding), vscalefps builds 2^n, and a row is read and written once.
 // GCC 12's AVX-512 headers fill unused lanes from self-initialized "undefined" vectors
 // and then warn about them (GCC bug 105593).
 #pragma GCC diagnostic push
