@@ -35,16 +35,15 @@ float row_baseline(const float* x, std::int64_t n, std::int8_t* q, float levels)
 GEOALIGN_TARGET_AVX2 float row_avx2(const float* x, std::int64_t n, std::int8_t* q, float levels) {
   return quantize_row(x, n, q, levels);
 }
-// GCC vectorizes quantize_row's rounding and clamping into 128-bit masked steps; here one
-// rounding conversion (vcvtps2dq rounds to nearest even, as nearbyint does) and one
-// saturating narrowing (vpmovsdb) handle 16 values. |x| * levels / max rounds to at most
+// GCC vectorizes quantize_row's rounding and clamping into 128-bit masked steps; here
+// rounding conversions (vcvtps2dq rounds to nearest even, as nearbyint does) and
+// saturating narrowing handle 64 values at a time. |x| * levels / max rounds to at most
 // levels <= 127, so saturation never reaches -128 and the result equals the clamped scalar one.
 // GCC 12's AVX-512 headers fill unused lanes from self-initialized "undefined" vectors
 // and then warn about them (GCC bug 105593); the lanes are never read.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-// vcvtps2dq rounds to nearest even, as nearbyint does.
 GEOALIGN_TARGET_AVX512 inline __m512i scaled_to_int(const float* x, __m512 scale) {
   return _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_loadu_ps(x), scale));
 }

@@ -91,7 +91,7 @@ bool attention_in_sequence_blocks(const ops::Linear& qkv, const ops::Linear& out
     for (std::int64_t s = run_start(t); s < end;) {
       const std::int64_t first_row = cu_seqlens[s];
       block_seqlens.assign(1, 0);
-      while (s < end && (block_seqlens.back() < kBlockRows || block_seqlens.size() == 1)) {
+      while (s < end && block_seqlens.back() < kBlockRows) {
         ++s;
         block_seqlens.push_back(static_cast<std::int32_t>(cu_seqlens[s] - first_row));
       }

@@ -62,9 +62,10 @@ class Linear {
   void operator()(const Tensor& x, Tensor& y) const;
 
   std::int64_t in_features() const { return in_features_; }
-  const Impl& impl() const { return *impl_; }
   std::int64_t out_features() const { return out_features_; }
   std::string kernel() const { return impl_->kernel(); }
+  // The backend's layer, for a backend's own steps over several layers (cpu/row_blocks).
+  const Impl& impl() const { return *impl_; }
 
  private:
   friend void chain(const Linear&, const Linear&, const Tensor&, Tensor&, Tensor&);
