@@ -30,5 +30,19 @@ TEST(Args, ListRejectsEmptyItemsNamingTheOption) {
   }
 }
 
+TEST(Args, RealReadsWholeNumbersAndRejectsTextOutOfRangeOrTrailing) {
+  EXPECT_EQ(parsed({"--sizes", "0.25"}).real("sizes", 0.0, 1.0), 0.25);
+  EXPECT_EQ(parsed({"--sizes", "1"}).real("sizes", 0.0, 1.0), 1.0);
+  EXPECT_EQ(parsed({"--sizes", "1e-3"}).real("sizes", 0.0, 1.0), 1e-3);
+  for (const char* bad : {"", "x", "0.5x", "1.5", "-0.1", "nan"}) {
+    try {
+      parsed({"--sizes", bad}).real("sizes", 0.0, 1.0);
+      FAIL() << "accepted \"" << bad << "\"";
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()), std::string("--sizes must be a number from 0 to 1, got \"") + bad + "\"");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace geoalign::cli

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -13,6 +14,7 @@
 #include "geo/address_parser.h"
 #include "geo/address_tokens.h"
 #include "geo/admin_resolver.h"
+#include "geo/chain_posteriors.h"
 #include "geo/conll.h"
 #include "geo/flat_u64_map.h"
 #include "geo/gazetteer.h"
@@ -342,6 +344,76 @@ TEST(TaggerTraining, IsDeterministicAndSurvivesSaveAndLoad) {
   for (const auto& seq : data) EXPECT_EQ(loaded.emissions(seq.features), a.emissions(seq.features));
   loaded.save(dir / "again.bin");
   EXPECT_EQ(read_file(dir / "again.bin"), read_file(dir / "a.bin"));
+}
+
+TEST(TaggerTraining, CrfLearnsTheGrammarDeterministicallyAndPrunesSmallWeights) {
+  const Gazetteer g = small_gazetteer();
+  const auto train = featurize(synthetic_addresses(200, 1), g);
+  const auto test = synthetic_addresses(100, 2);
+  TaggerTrainingOptions options;
+  options.algorithm = TaggerAlgorithm::kCrf;
+  options.epochs = 4;
+  const SequenceTagger a = train_tagger(train, options), b = train_tagger(train, options);
+  EXPECT_GE(evaluate_tagger(test, g, a).overall().f1(), 0.99);
+  TempDir dir;
+  a.save(dir / "a.bin");
+  b.save(dir / "b.bin");
+  EXPECT_EQ(read_file(dir / "a.bin"), read_file(dir / "b.bin"));
+
+  options.prune = 0.0;
+  const SequenceTagger unpruned = train_tagger(train, options);
+  EXPECT_GT(unpruned.num_weights(), a.num_weights());
+  EXPECT_GE(evaluate_tagger(test, g, unpruned).overall().f1(), 0.99);
+
+  options.learning_rate = 0.0;
+  EXPECT_THROW(train_tagger(train, options), Error);
+}
+
+// Forward-backward against summing over every well-formed label sequence of three tokens
+// (42^3 of them): the partition function, each token's label marginals and each pair's.
+TEST(ChainPosteriors, EqualSumsOverEveryWellFormedSequence) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> score(-3.0f, 3.0f);
+  constexpr std::size_t L = kNumLabels;
+  for (const std::size_t n : {1u, 2u, 3u}) {
+    std::vector<float> emissions(n * L), transitions((L + 1) * L);
+    for (auto& e : emissions) e = score(rng);
+    for (auto& t : transitions) t = score(rng);
+    const ChainPosteriors posteriors(emissions, transitions);
+
+    std::vector<double> label(n * L, 0.0), pair(n * L * L, 0.0);
+    double z = 0.0;
+    std::vector<Label> y(n, 0);
+    for (std::size_t code = 0, total = static_cast<std::size_t>(std::pow(L, n)); code < total; ++code) {
+      for (std::size_t t = 0, c = code; t < n; ++t, c /= L) y[t] = static_cast<Label>(c % L);
+      bool well_formed = transition_allowed(std::nullopt, y[0]);
+      double s = double(transitions[L * L + y[0]]) + double(emissions[y[0]]);
+      for (std::size_t t = 1; t < n && well_formed; ++t) {
+        well_formed = transition_allowed(y[t - 1], y[t]);
+        s += double(transitions[std::size_t{y[t - 1]} * L + y[t]]) + double(emissions[t * L + y[t]]);
+      }
+      if (!well_formed) continue;
+      const double w = std::exp(s);
+      z += w;
+      for (std::size_t t = 0; t < n; ++t) {
+        label[t * L + y[t]] += w;
+        if (t > 0) pair[(t * L + y[t - 1]) * L + y[t]] += w;
+      }
+    }
+    EXPECT_NEAR(posteriors.log_partition(), std::log(z), 1e-9 * std::abs(std::log(z)));
+    for (std::size_t t = 0; t < n; ++t) {
+      double total = 0.0;
+      for (std::size_t a = 0; a < L; ++a) {
+        total += posteriors.label(t, static_cast<Label>(a));
+        EXPECT_NEAR(posteriors.label(t, static_cast<Label>(a)), label[t * L + a] / z, 1e-12) << n << " " << t << " " << a;
+        for (std::size_t b = 0; t > 0 && b < L; ++b) {
+          EXPECT_NEAR(posteriors.transition(t, static_cast<Label>(a), static_cast<Label>(b)), pair[(t * L + a) * L + b] / z, 1e-12);
+        }
+      }
+      EXPECT_NEAR(total, 1.0, 1e-12);
+    }
+  }
+  EXPECT_THROW(ChainPosteriors({}, std::vector<float>((L + 1) * L)), Error);
 }
 
 // The tagger keeps only its lookup table after loading; saving rebuilds the file's

@@ -1,6 +1,7 @@
 #include "cli/args.h"
 
 #include <charconv>
+#include <sstream>
 #include <stdexcept>
 
 namespace geoalign::cli {
@@ -61,6 +62,18 @@ long Args::integer(const std::string& name, long min, long max) const {
   if (ec != std::errc() || end != text.data() + text.size() || v < min || v > max) {
     throw UsageError("--" + name + " must be a whole number from " + std::to_string(min) + " to " +
                      std::to_string(max) + ", got \"" + text + "\"");
+  }
+  return v;
+}
+
+double Args::real(const std::string& name, double min, double max) const {
+  const std::string text = value(name);
+  double v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || !(v >= min && v <= max)) {
+    std::ostringstream range;
+    range << min << " to " << max;
+    throw UsageError("--" + name + " must be a number from " + range.str() + ", got \"" + text + "\"");
   }
   return v;
 }
