@@ -103,19 +103,40 @@ TEST(AddressTokens, DigitAndLetterRunsStayWholeAndOffsetsAreCodePoints) {
   EXPECT_EQ(tokens.back().end, 11u);
 }
 
-TEST(TagSet, LabelsParseCaseInsensitively) {
-  EXPECT_EQ(parse_label("B-devZone"), begin_label(*tag_index("devzone")));
-  EXPECT_EQ(parse_label("I-subRoadno"), inside_label(*tag_index("subroadno")));
-  EXPECT_FALSE(parse_label("O"));
-  EXPECT_FALSE(parse_label("B-street"));
-  EXPECT_FALSE(parse_label("X-road"));
+TEST(TagSet, ConllTagsParseCaseInsensitively) {
+  const auto devzone = parse_conll_tag("B-devZone"), subroadno = parse_conll_tag("I-subRoadno");
+  ASSERT_TRUE(devzone && subroadno);
+  EXPECT_EQ(devzone->tag, *tag_index("devzone"));
+  EXPECT_TRUE(devzone->begins);
+  EXPECT_EQ(subroadno->tag, *tag_index("subroadno"));
+  EXPECT_FALSE(subroadno->begins);
+  EXPECT_FALSE(parse_conll_tag("O"));
+  EXPECT_FALSE(parse_conll_tag("B-street"));
+  EXPECT_FALSE(parse_conll_tag("X-road"));
+  EXPECT_FALSE(parse_conll_tag("E-road"));  // the data's tags are B- and I- only
 }
 
-TEST(TagSet, SpansFollowConlleval) {
+TEST(TagSet, SpansFollowConllevalAndEndWhereALabelCloses) {
   const auto road = *tag_index("road"), poi = *tag_index("poi");
-  const std::vector<Label> labels = {begin_label(road), inside_label(road), inside_label(poi), begin_label(poi)};
-  const std::vector<TagSpan> expected = {{road, 0, 2}, {poi, 2, 3}, {poi, 3, 4}};
-  EXPECT_EQ(spans_from_labels(labels), expected);
+  auto label = [](std::size_t tag, LabelKind kind) { return make_label(tag, kind); };
+  using K = LabelKind;
+  // An I- of another tag opens an element; so does an I- after an E-.
+  const std::vector<Label> lenient = {label(road, K::kBegin), label(road, K::kInside), label(poi, K::kInside),
+                                      label(poi, K::kEnd), label(poi, K::kInside), label(poi, K::kSingle)};
+  const std::vector<TagSpan> expected = {{road, 0, 2}, {poi, 2, 4}, {poi, 4, 5}, {poi, 5, 6}};
+  EXPECT_EQ(spans_from_labels(lenient), expected);
+  // Well-formed labels and spans convert into each other.
+  const std::vector<TagSpan> spans = {{road, 0, 3}, {poi, 3, 4}, {poi, 4, 6}};
+  const std::vector<Label> labels = labels_from_spans(spans, 6);
+  EXPECT_EQ(labels, (std::vector<Label>{label(road, K::kBegin), label(road, K::kInside), label(road, K::kEnd),
+                                        label(poi, K::kSingle), label(poi, K::kBegin), label(poi, K::kEnd)}));
+  EXPECT_EQ(spans_from_labels(labels), spans);
+  EXPECT_TRUE(transition_allowed(std::nullopt, labels[0]));
+  for (std::size_t i = 1; i < labels.size(); ++i) EXPECT_TRUE(transition_allowed(labels[i - 1], labels[i])) << i;
+  EXPECT_TRUE(may_end(labels.back()));
+  EXPECT_FALSE(may_end(labels[0]));
+  EXPECT_FALSE(transition_allowed(labels[2], labels[1]));  // I- after an E-
+  EXPECT_FALSE(transition_allowed(labels[0], labels[3]));  // S- before the element closed
 }
 
 TEST(Gazetteer, FullAndShortNamesAndPlaceholders) {
@@ -176,7 +197,8 @@ std::vector<Label> brute_force(const std::vector<float>& emissions, const std::v
     for (std::size_t b = 0; b < L; ++b) {
       for (std::size_t c = 0; c < L; ++c) {
         const std::vector<Label> y = {Label(a), Label(b), Label(c)};
-        if (!transition_allowed(std::nullopt, y[0]) || !transition_allowed(y[0], y[1]) || !transition_allowed(y[1], y[2])) {
+        if (!transition_allowed(std::nullopt, y[0]) || !transition_allowed(y[0], y[1]) ||
+            !transition_allowed(y[1], y[2]) || !may_end(y[2])) {
           continue;
         }
         float s = transitions[L * L + a] + emissions[a];
@@ -199,8 +221,9 @@ TEST(Viterbi, FindsTheBestWellFormedSequence) {
     std::vector<float> emissions(3 * kNumLabels), transitions((kNumLabels + 1) * kNumLabels);
     for (auto& e : emissions) e = noise(rng);
     for (auto& t : transitions) t = noise(rng);
-    // Tempt it with an ill-formed start.
-    emissions[inside_label(3)] = 50.0f;
+    // Tempt it with an ill-formed start and an ill-formed end.
+    emissions[make_label(3, LabelKind::kInside)] = 50.0f;
+    emissions[2 * kNumLabels + make_label(5, LabelKind::kBegin)] = 50.0f;
     EXPECT_EQ(viterbi(emissions, transitions), brute_force(emissions, transitions)) << "trial " << trial;
   }
 }
@@ -231,7 +254,11 @@ std::vector<Label> plain_viterbi(const std::vector<float>& emissions, const std:
     }
   }
   std::vector<Label> labels(n);
-  labels[n - 1] = Label(std::max_element(&score[(n - 1) * L], &score[n * L]) - &score[(n - 1) * L]);
+  std::size_t last = L;
+  for (std::size_t y = 0; y < L; ++y) {
+    if (may_end(Label(y)) && (last == L || score[(n - 1) * L + y] > score[(n - 1) * L + last])) last = y;
+  }
+  labels[n - 1] = Label(last);
   for (std::size_t i = n - 1; i > 0; --i) labels[i - 1] = back[i * L + labels[i]];
   return labels;
 }
@@ -370,7 +397,8 @@ TEST(TaggerTraining, CrfLearnsTheGrammarDeterministicallyAndPrunesSmallWeights) 
 }
 
 // Forward-backward against summing over every well-formed label sequence of three tokens
-// (42^3 of them): the partition function, each token's label marginals and each pair's.
+// (of the 84^3 sequences): the partition function, each token's label marginals and each
+// pair's.
 TEST(ChainPosteriors, EqualSumsOverEveryWellFormedSequence) {
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> score(-3.0f, 3.0f);
@@ -388,6 +416,7 @@ TEST(ChainPosteriors, EqualSumsOverEveryWellFormedSequence) {
       for (std::size_t t = 0, c = code; t < n; ++t, c /= L) y[t] = static_cast<Label>(c % L);
       bool well_formed = transition_allowed(std::nullopt, y[0]);
       double s = double(transitions[L * L + y[0]]) + double(emissions[y[0]]);
+      well_formed = well_formed && may_end(y[n - 1]);
       for (std::size_t t = 1; t < n && well_formed; ++t) {
         well_formed = transition_allowed(y[t - 1], y[t]);
         s += double(transitions[std::size_t{y[t - 1]} * L + y[t]]) + double(emissions[t * L + y[t]]);
@@ -523,8 +552,11 @@ TEST(Conll, SplitTokensKeepTheirTagAndBadLinesNameTheirPlace) {
   ASSERT_EQ(data.size(), 2u);
   EXPECT_EQ(texts(data[0].tokens), (std::vector<std::string>{"12", "-", "3", "室"}));
   const auto house = *tag_index("houseno");
-  EXPECT_EQ(data[0].labels, (std::vector<Label>{begin_label(house), inside_label(house), inside_label(house),
-                                                 inside_label(house)}));
+  EXPECT_EQ(data[0].labels,
+            (std::vector<Label>{make_label(house, LabelKind::kBegin), make_label(house, LabelKind::kInside),
+                                make_label(house, LabelKind::kInside), make_label(house, LabelKind::kEnd)}));
+  EXPECT_EQ(data[1].labels, (std::vector<Label>{make_label(*tag_index("city"), LabelKind::kBegin),
+                                                 make_label(*tag_index("city"), LabelKind::kEnd)}));
   EXPECT_EQ(data[1].line, 5u);
   std::istringstream bad("杭 B-city\n州 I-town-x\n");
   EXPECT_THROW(

@@ -1,5 +1,7 @@
 #include "geo/address_parser.h"
 
+#include <algorithm>
+
 #include "geo/admin_resolver.h"
 #include "geo/address_tokens.h"
 #include "geo/tag_set.h"
@@ -11,19 +13,10 @@ namespace geoalign {
 
 namespace geo {
 
-std::vector<AddressElement> tag_elements(std::u32string_view text, const Gazetteer& gazetteer,
-                                         const SequenceTagger& tagger, const HistoricalDivisions* historical) {
-  const auto tokens = tokenize_address(text);
-  auto labels = tagger.tag(extract_features(tokens, gazetteer, historical));
-  // The tagger guesses at brackets and list marks (a closing bracket became a house
-  // number): they separate elements (separates_elements), as '-' and '_' do, which the
-  // data tags redundant. Every variant counts, for text that was not normalized.
-  static const std::size_t kRedundant = *tag_index("redundant");
-  for (std::size_t i = 0; i < tokens.size(); ++i) {
-    if (tokens[i].end != tokens[i].start + 1 || !separates_elements(text[tokens[i].start])) continue;
-    labels[i] = begin_label(kRedundant);
-    if (i + 1 < labels.size() && !label_is_begin(labels[i + 1])) labels[i + 1] = begin_label(label_tag(labels[i + 1]));
-  }
+namespace {
+
+std::vector<AddressElement> elements_of(std::u32string_view text, const std::vector<AddressToken>& tokens,
+                                        const std::vector<Label>& labels, const Gazetteer& gazetteer) {
   std::vector<AddressElement> elements;
   for (const TagSpan& span : spans_from_labels(labels)) {
     AddressElement e;
@@ -36,6 +29,49 @@ std::vector<AddressElement> tag_elements(std::u32string_view text, const Gazette
   tag_leading_country(elements);
   retag_trailing_divisions(elements, text, gazetteer);
   return elements;
+}
+
+}  // namespace
+
+std::vector<AddressElement> tag_elements(std::u32string_view text, const Gazetteer& gazetteer,
+                                         const SequenceTagger& tagger, const HistoricalDivisions* historical) {
+  const auto tokens = tokenize_address(text);
+  // Brackets and list marks separate elements (separates_elements), as '-' and '_' do,
+  // which the data tags redundant. The tagged data has none of them, and the tagger
+  // guessed at them (a closing bracket became a house number, 北京/ a redundant name), so it
+  // reads the address without them, as the data would write it, and each mark is an
+  // element of its own. Every variant counts, for text that was not normalized.
+  static const std::size_t kRedundant = *tag_index("redundant");
+  auto is_mark = [&](const AddressToken& t) { return t.end == t.start + 1 && separates_elements(text[t.start]); };
+  if (std::none_of(tokens.begin(), tokens.end(), is_mark)) {
+    return elements_of(text, tokens, tagger.tag(extract_features(tokens, gazetteer, historical)), gazetteer);
+  }
+  std::vector<AddressToken> words;
+  words.reserve(tokens.size());
+  for (const auto& t : tokens) {
+    if (!is_mark(t)) words.push_back(t);
+  }
+  const auto word_labels = words.empty() ? std::vector<Label>() : tagger.tag(extract_features(words, gazetteer, historical));
+  std::vector<Label> labels(tokens.size());
+  for (std::size_t i = 0, w = 0; i < tokens.size(); ++i) {
+    if (!is_mark(tokens[i])) {
+      labels[i] = word_labels[w++];
+      continue;
+    }
+    // The element before the mark ends there, the one after starts after it.
+    labels[i] = make_label(kRedundant, LabelKind::kSingle);
+    if (i > 0 && !label_closes(labels[i - 1])) {
+      const bool began = label_opens(labels[i - 1]);
+      labels[i - 1] = make_label(label_tag(labels[i - 1]), began ? LabelKind::kSingle : LabelKind::kEnd);
+    }
+  }
+  for (std::size_t i = 1; i < tokens.size(); ++i) {
+    if (is_mark(tokens[i - 1]) && !is_mark(tokens[i]) && !label_opens(labels[i])) {
+      const bool ends = label_closes(labels[i]);
+      labels[i] = make_label(label_tag(labels[i]), ends ? LabelKind::kSingle : LabelKind::kBegin);
+    }
+  }
+  return elements_of(text, tokens, labels, gazetteer);
 }
 
 }  // namespace geo

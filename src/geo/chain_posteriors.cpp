@@ -57,9 +57,19 @@ ChainPosteriors::ChainPosteriors(std::span<const float> emissions, std::span<con
   }
 
   // beta_t(p): the scaled mass of every way to finish from label p at t, so that
-  // alpha_t(y) * beta_t(y) is the marginal. Any label may end an address.
+  // alpha_t(y) * beta_t(y) is the marginal. Only a label that closes an element ends one.
   beta_.assign(n * L, 0.0);
-  std::fill(beta_.begin() + static_cast<std::ptrdiff_t>((n - 1) * L), beta_.end(), 1.0);
+  double ends = 0.0;
+  for (std::size_t y = 0; y < L; ++y) {
+    if (may_end(static_cast<Label>(y))) {
+      beta_[(n - 1) * L + y] = 1.0;
+      ends += alpha_[(n - 1) * L + y];
+    }
+  }
+  if (!(ends > 0.0)) throw Error("ChainPosteriors: no well-formed label sequence");
+  // alpha_ summed over every last label; only those that may end count.
+  for (std::size_t y = 0; y < L; ++y) beta_[(n - 1) * L + y] /= ends;
+  log_partition_ += std::log(ends);
   for (std::size_t t = n - 1; t-- > 0;) {
     const double* next = &beta_[(t + 1) * L];
     std::vector<double> onward(L);

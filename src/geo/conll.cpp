@@ -10,7 +10,9 @@ namespace geoalign::geo {
 
 namespace {
 
-void append_token(TaggedAddress& address, const std::string& token, Label label) {
+// Elements are read as conlleval reads B-/I- tags (an I- of another tag than the open
+// element opens one), then labelled with their ends.
+void append_token(TaggedAddress& address, std::vector<TagSpan>& spans, const std::string& token, ConllTag tag) {
   const std::u32string cps = text::decode_utf8(token);
   const std::size_t offset = address.text.size();
   address.text += cps;
@@ -18,7 +20,13 @@ void append_token(TaggedAddress& address, const std::string& token, Label label)
   for (std::size_t p = 0; p < pieces.size(); ++p) {
     pieces[p].start += offset;
     pieces[p].end += offset;
-    address.labels.push_back(p == 0 ? label : inside_label(label_tag(label)));
+    const std::size_t at = address.tokens.size();
+    const bool continues = (p > 0 || !tag.begins) && !spans.empty() && spans.back().end == at && spans.back().tag == tag.tag;
+    if (continues) {
+      spans.back().end = at + 1;
+    } else {
+      spans.push_back({tag.tag, at, at + 1});
+    }
     address.tokens.push_back(std::move(pieces[p]));
   }
 }
@@ -28,11 +36,16 @@ void append_token(TaggedAddress& address, const std::string& token, Label label)
 std::vector<TaggedAddress> read_conll(std::istream& in, const std::string& source_name) {
   std::vector<TaggedAddress> out;
   TaggedAddress current;
+  std::vector<TagSpan> spans;
   std::string line;
   std::size_t line_number = 0;
   auto finish = [&] {
-    if (!current.tokens.empty()) out.push_back(std::move(current));
+    if (!current.tokens.empty()) {
+      current.labels = labels_from_spans(spans, current.tokens.size());
+      out.push_back(std::move(current));
+    }
     current = TaggedAddress{};
+    spans.clear();
   };
   while (std::getline(in, line)) {
     ++line_number;
@@ -49,10 +62,10 @@ std::vector<TaggedAddress> read_conll(std::istream& in, const std::string& sourc
     const auto split = line.find_last_of(" \t");
     if (split == std::string::npos || split < first) throw Error(where + ": expected \"token TAG\"");
     const std::string token = line.substr(first, line.find_last_not_of(" \t", split) + 1 - first);
-    const auto label = parse_label(std::string_view(line).substr(split + 1));
-    if (!label) throw Error(where + ": unknown tag \"" + line.substr(split + 1) + "\"");
+    const auto tag = parse_conll_tag(std::string_view(line).substr(split + 1));
+    if (!tag) throw Error(where + ": unknown tag \"" + line.substr(split + 1) + "\"");
     if (current.tokens.empty() && current.text.empty()) current.line = line_number;
-    append_token(current, token, *label);
+    append_token(current, spans, token, *tag);
   }
   if (in.bad()) throw Error(source_name + ": read error after line " + std::to_string(line_number));
   finish();

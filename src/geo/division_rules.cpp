@@ -97,7 +97,11 @@ void retag_trailing_divisions(std::vector<AddressElement>& elements, std::u32str
     --first;
   }
   constexpr std::size_t kMostNames = 4;
-  if (pieces.empty() || pieces.size() > kMostNames || first == 0) return;
+  // An address of nothing but division names keeps the tagger's reading, unless that
+  // reading names no division at all.
+  const bool whole = first == 0;
+  if (whole && std::any_of(elements.begin(), elements.end(), [](const auto& e) { return is_admin_tag(e.tag); })) return;
+  if (pieces.empty() || pieces.size() > kMostNames) return;
   std::vector<std::int32_t> chosen;
   if (!one_place(gazetteer, pieces, chosen)) return;
   // A short district name alone is too often a part of an estate (东区, 西区) or a shop's

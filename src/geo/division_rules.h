@@ -19,8 +19,10 @@ namespace geoalign::geo {
 // 鼓楼区, not 广南 商城, two counties) and name a province or a city, or a district in full
 // with three characters or more (铜山区; 东区 and 西区 are parts of estates far more often
 // than 攀枝花's districts). Only after an element that is no division, so that an address of
-// nothing but division names keeps the tagger's reading; a bracket or a list mark
-// (separates_elements) does not end the tail.
+// nothing but division names keeps the tagger's reading, unless that reading names no
+// division at all: 北京市 or 天津市 alone, which the data's repeated names (北京北京市朝阳区)
+// teach the tagger to read as redundant. A bracket or a list mark (separates_elements)
+// does not end the tail.
 void retag_trailing_divisions(std::vector<AddressElement>& elements, std::u32string_view text,
                               const Gazetteer& gazetteer);
 

@@ -15,7 +15,8 @@ namespace geoalign::geo {
 namespace {
 
 constexpr char kMagic[8] = {'G', 'A', 'T', 'A', 'G', 'G', 'E', 'R'};
-constexpr std::uint32_t kFormatVersion = 1;
+// 2: four labels per tag (B-, I-, E-, S-); version 1 had B- and I- only.
+constexpr std::uint32_t kFormatVersion = 2;
 constexpr std::size_t kTransitionCount = (kNumLabels + 1) * kNumLabels;
 
 struct Header {
@@ -222,13 +223,14 @@ SequenceTagger SequenceTagger::load(const std::filesystem::path& file) {
   if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) throw Error(name + ": not a geoalign tagger file");
   if (h.format_version != kFormatVersion) {
     throw Error(name + ": format version " + std::to_string(h.format_version) + ", this build reads " +
-                std::to_string(kFormatVersion));
+                std::to_string(kFormatVersion) +
+                (h.format_version < kFormatVersion ? " (a tagger from an older geoalign: train it again with train-parser)" : ""));
   }
   if (h.feature_version != kFeatureVersion) {
     throw Error(name + ": trained on feature version " + std::to_string(h.feature_version) + ", this build extracts " +
                 std::to_string(kFeatureVersion) + "; retrain it with 'geoalign train-parser'");
   }
-  if (h.num_labels != kNumLabels) throw Error(name + ": " + std::to_string(h.num_labels) + " labels, expected 42");
+  if (h.num_labels != kNumLabels) throw Error(name + ": " + std::to_string(h.num_labels) + " labels, expected " + std::to_string(kNumLabels));
   const std::uint64_t expected = sizeof h + kTransitionCount * sizeof(float) + std::uint64_t{h.num_features} * 8 +
                                  (std::uint64_t{h.num_features} + 1) * 4 + h.num_weights * (sizeof(float) + 1);
   if (expected != file_size) {

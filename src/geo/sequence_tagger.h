@@ -51,7 +51,7 @@ class SequenceTagger {
   // the sparse weights one by one.
   static constexpr std::uint32_t kInline = 3;
   static constexpr std::uint32_t kDenseFrom = 9;
-  static constexpr std::size_t kDenseWidth = 48;  // kNumLabels rounded up to 16
+  static constexpr std::size_t kDenseWidth = 96;  // kNumLabels rounded up to 16
   static_assert(kDenseWidth >= kNumLabels && kDenseWidth % 16 == 0);
   static constexpr std::uint32_t kNoDenseRow = ~std::uint32_t{0};
   // 24 bytes, so that a slot with its key is 32: in the shipped tagger's table (over

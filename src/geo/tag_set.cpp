@@ -31,28 +31,42 @@ std::optional<std::size_t> tag_index(std::string_view name) {
   return std::nullopt;
 }
 
-std::optional<Label> parse_label(std::string_view text) {
+std::optional<ConllTag> parse_conll_tag(std::string_view text) {
   if (text.size() < 3 || text[1] != '-') return std::nullopt;
   const char kind = static_cast<char>(std::toupper(static_cast<unsigned char>(text[0])));
   if (kind != 'B' && kind != 'I') return std::nullopt;
   const auto tag = tag_index(text.substr(2));
   if (!tag) return std::nullopt;
-  return kind == 'B' ? begin_label(*tag) : inside_label(*tag);
+  return ConllTag{*tag, kind == 'B'};
 }
 
 std::vector<TagSpan> spans_from_labels(const std::vector<Label>& labels) {
   std::vector<TagSpan> spans;
+  bool open = false;  // whether spans.back() may still grow
   for (std::size_t i = 0; i < labels.size(); ++i) {
     const std::size_t tag = label_tag(labels[i]);
-    const bool continues = !label_is_begin(labels[i]) && !spans.empty() && spans.back().end == i &&
-                           spans.back().tag == tag;
-    if (continues) {
+    if (!label_opens(labels[i]) && open && spans.back().tag == tag) {
       spans.back().end = i + 1;
     } else {
       spans.push_back({tag, i, i + 1});
     }
+    open = !label_closes(labels[i]);
   }
   return spans;
+}
+
+std::vector<Label> labels_from_spans(const std::vector<TagSpan>& spans, std::size_t tokens) {
+  std::vector<Label> labels(tokens, 0);
+  for (const TagSpan& s : spans) {
+    if (s.end - s.begin == 1) {
+      labels[s.begin] = make_label(s.tag, LabelKind::kSingle);
+      continue;
+    }
+    labels[s.begin] = make_label(s.tag, LabelKind::kBegin);
+    for (std::size_t i = s.begin + 1; i + 1 < s.end; ++i) labels[i] = make_label(s.tag, LabelKind::kInside);
+    labels[s.end - 1] = make_label(s.tag, LabelKind::kEnd);
+  }
+  return labels;
 }
 
 }  // namespace geoalign::geo

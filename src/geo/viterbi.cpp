@@ -13,16 +13,15 @@ namespace geoalign::geo {
 namespace {
 
 constexpr std::size_t L = kNumLabels;
-constexpr std::size_t kLanes = ViterbiTransitions::kBeginLanes;
+constexpr std::size_t kLanes = ViterbiTransitions::kOpenLanes;
 constexpr float kImpossible = -std::numeric_limits<float>::infinity();
 
-// GCC's vector extensions: one AVX-512 register and one AVX register where the CPU has
-// them, pairs of narrower ones elsewhere.
+// GCC's vector extension: one AVX-512 register where the CPU has it, pairs or fours of
+// narrower ones elsewhere.
 typedef float Lanes16 __attribute__((vector_size(64)));
-typedef float Lanes8 __attribute__((vector_size(32)));
 typedef std::int32_t Ints16 __attribute__((vector_size(64)));
-typedef std::int32_t Ints8 __attribute__((vector_size(32)));
-static_assert(ViterbiTransitions::kBeginLanes == 16 + 8);
+constexpr std::size_t kVectors = kLanes / 16;
+static_assert(kLanes % 16 == 0);
 
 // Fills score and back for tokens 1..n-1. An impossible predecessor scores -inf and never
 // wins; a label with no possible predecessor stays impossible (score -inf, back 0).
@@ -32,57 +31,63 @@ __attribute__((always_inline)) inline void forward(const float* emissions, std::
     const float* previous = &score[(i - 1) * L];
     float* current = &score[i * L];
     Label* came_from = &back[i * L];
-    // B- labels: every predecessor, taken in order with a strict comparison so that the
-    // first best one wins, for all tags at once in two vectors (16 lanes, then 8).
-    Lanes16 best_low = Lanes16{} + kImpossible;
-    Lanes8 best_high = Lanes8{} + kImpossible;
-    Ints16 from_low{};
-    Ints8 from_high{};
-    for (std::size_t x = 0; x < L; ++x) {
-      const float* into = t.into_begin(x);
-      Lanes16 low;
-      Lanes8 high;
-      std::memcpy(&low, into, sizeof low);
-      std::memcpy(&high, into + 16, sizeof high);
-      low += previous[x];
-      high += previous[x];
-      const Ints16 label_low = Ints16{} + static_cast<std::int32_t>(x);
-      const Ints8 label_high = Ints8{} + static_cast<std::int32_t>(x);
-      const Ints16 better_low = low > best_low;
-      const Ints8 better_high = high > best_high;
-      best_low = better_low ? low : best_low;
-      best_high = better_high ? high : best_high;
-      from_low = better_low ? label_low : from_low;
-      from_high = better_high ? label_high : from_high;
+    // Labels that open an element (B-, S-) follow any label that closes one (E-, S-):
+    // every such predecessor, taken in order with a strict comparison so that the first
+    // best one wins, for all tags at once in kVectors vectors.
+    Lanes16 best[kVectors];
+    Ints16 from[kVectors];
+    for (std::size_t v = 0; v < kVectors; ++v) {
+      best[v] = Lanes16{} + kImpossible;
+      from[v] = Ints16{};
     }
-    alignas(64) float best[kLanes];
-    alignas(64) std::int32_t from[kLanes];
-    std::memcpy(best, &best_low, sizeof best_low);
-    std::memcpy(best + 16, &best_high, sizeof best_high);
-    std::memcpy(from, &from_low, sizeof from_low);
-    std::memcpy(from + 16, &from_high, sizeof from_high);
     for (std::size_t tag = 0; tag < kNumTags; ++tag) {
-      const std::size_t b = begin_label(tag), in = inside_label(tag);
-      if (best[tag] != kImpossible) {
-        current[b] = best[tag] + emissions[i * L + b];
-        came_from[b] = static_cast<Label>(from[tag]);
+      for (const LabelKind kind : {LabelKind::kEnd, LabelKind::kSingle}) {
+        const Label x = make_label(tag, kind);
+        const float* into = t.into_open(x);
+        const Ints16 label = Ints16{} + static_cast<std::int32_t>(x);
+        for (std::size_t v = 0; v < kVectors; ++v) {
+          Lanes16 candidate;
+          std::memcpy(&candidate, into + 16 * v, sizeof candidate);
+          candidate += previous[x];
+          const Ints16 better = candidate > best[v];
+          best[v] = better ? candidate : best[v];
+          from[v] = better ? label : from[v];
+        }
       }
-      // I- labels: their own tag's B- and I- labels only.
-      const float after_begin = previous[b] + t.weight(b, in);
-      const float after_inside = previous[in] + t.weight(in, in);
-      float inside = kImpossible;
-      Label inside_from = 0;
-      if (after_begin > inside) {
-        inside = after_begin;
-        inside_from = static_cast<Label>(b);
+    }
+    alignas(64) float best_lane[kLanes];
+    alignas(64) std::int32_t from_lane[kLanes];
+    std::memcpy(best_lane, best, sizeof best);
+    std::memcpy(from_lane, from, sizeof from);
+    for (std::size_t tag = 0; tag < kNumTags; ++tag) {
+      for (const LabelKind kind : {LabelKind::kBegin, LabelKind::kSingle}) {
+        const std::size_t lane = ViterbiTransitions::open_lane(tag, kind);
+        const Label y = make_label(tag, kind);
+        if (best_lane[lane] != kImpossible) {
+          current[y] = best_lane[lane] + emissions[i * L + y];
+          came_from[y] = static_cast<Label>(from_lane[lane]);
+        }
       }
-      if (after_inside > inside) {
-        inside = after_inside;
-        inside_from = static_cast<Label>(in);
-      }
-      if (inside != kImpossible) {
-        current[in] = inside + emissions[i * L + in];
-        came_from[in] = inside_from;
+      // I- and E- labels: their own tag's B- and I- labels only.
+      const Label b = make_label(tag, LabelKind::kBegin), in = make_label(tag, LabelKind::kInside);
+      for (const LabelKind kind : {LabelKind::kInside, LabelKind::kEnd}) {
+        const Label y = make_label(tag, kind);
+        const float after_begin = previous[b] + t.weight(b, y);
+        const float after_inside = previous[in] + t.weight(in, y);
+        float best_score = kImpossible;
+        Label best_from = 0;
+        if (after_begin > best_score) {
+          best_score = after_begin;
+          best_from = b;
+        }
+        if (after_inside > best_score) {
+          best_score = after_inside;
+          best_from = in;
+        }
+        if (best_score != kImpossible) {
+          current[y] = best_score + emissions[i * L + y];
+          came_from[y] = best_from;
+        }
       }
     }
   }
@@ -105,9 +110,13 @@ GEOALIGN_TARGET_AVX512 void forward_avx512(const float* e, std::size_t n, const 
 ViterbiTransitions::ViterbiTransitions(std::span<const float> transitions) {
   if (transitions.size() != weights_.size()) throw Error("viterbi: wrong number of transition weights");
   std::copy(transitions.begin(), transitions.end(), weights_.begin());
-  into_begin_.fill(kImpossible);
+  into_open_.fill(kImpossible);
   for (std::size_t x = 0; x < L; ++x) {
-    for (std::size_t tag = 0; tag < kNumTags; ++tag) into_begin_[x * kLanes + tag] = weight(x, begin_label(tag));
+    for (std::size_t tag = 0; tag < kNumTags; ++tag) {
+      for (const LabelKind kind : {LabelKind::kBegin, LabelKind::kSingle}) {
+        into_open_[x * kLanes + open_lane(tag, kind)] = weight(x, make_label(tag, kind));
+      }
+    }
   }
 }
 
@@ -122,9 +131,11 @@ std::vector<Label> viterbi(std::span<const float> emissions, const ViterbiTransi
   const ForwardKernel kernel = cpu::pick_kernel<ForwardKernel>(forward_baseline, forward_avx2, forward_avx512);
   kernel(emissions.data(), n, transitions, score.data(), back.data());
   std::vector<Label> labels(n);
-  std::size_t best_last = 0;
-  for (std::size_t y = 1; y < L; ++y) {
-    if (score[(n - 1) * L + y] > score[(n - 1) * L + best_last]) best_last = y;
+  // Among the labels that may end an address; the lowest wins a tie.
+  std::size_t best_last = L;
+  for (std::size_t y = 0; y < L; ++y) {
+    if (!may_end(static_cast<Label>(y))) continue;
+    if (best_last == L || score[(n - 1) * L + y] > score[(n - 1) * L + best_last]) best_last = y;
   }
   labels[n - 1] = static_cast<Label>(best_last);
   for (std::size_t i = n - 1; i > 0; --i) labels[i - 1] = back[i * L + labels[i]];
