@@ -726,6 +726,18 @@ TEST_F(ShippedParser, DivisionsWrittenLastCompleteTheChain) {
   }
 }
 
+// A division's name alone (a search region): the data's repeated names (北京北京市朝阳区)
+// teach the tagger that a lone 北京市 is redundant; the division-name rule reads it.
+TEST_F(ShippedParser, ADivisionNameAloneIsThatDivision) {
+  for (const auto& [address, adcode] : std::vector<std::pair<std::string, std::string>>{
+           {"北京市", "11"}, {"北京", "11"}, {"天津市", "12"}, {"浙江省", "33"}, {"杭州市", "3301"}, {"余杭区", "330110"}}) {
+    const auto p = parser_->parse(address);
+    EXPECT_EQ(p.admin.adcode, adcode) << address;
+    ASSERT_EQ(p.elements.size(), 1u) << address;
+    EXPECT_NE(p.elements[0].tag, "redundant") << address;
+  }
+}
+
 // Real addresses name a district and a street of another district (a default district
 // filled in by some system); the street, the more specific name, wins, and the district is
 // reported.
