@@ -21,7 +21,7 @@ int run_train_parser(int argc, char** argv, int first) {
              {"gazetteer", true, "divisions.tsv to train with and copy into --out",
               std::string("models/default/parser/") + geo::kGazetteerFile},
              {"out", true, "parser folder to write (tagger.bin, divisions.tsv)", ""},
-             {"algorithm", true, "crf (linear-chain CRF, as the shipped tagger) or perceptron (averaged structured perceptron, about 6x faster to train)", "crf"},
+             {"algorithm", true, "crf (linear-chain CRF, as the shipped tagger) or perceptron (averaged structured perceptron, about 10x faster to train)", "crf"},
              {"epochs", true, "passes over the training data", "10"},
              {"seed", true, "shuffling seed", "1"},
              {"learning-rate", true, "crf: the first step of its gradient ascent", "0.1"},
