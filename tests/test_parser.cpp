@@ -343,11 +343,12 @@ TEST(TaggerFeatures, EachTokensIdsAreSortedAndUnique) {
   cpu::limit_isa(cpu::Isa::Avx512Bf16);  // back to what the CPU supports
 }
 
-TEST(TaggerTraining, LearnsAGrammarAndGeneralizesToUnseenAddresses) {
+TEST(TaggerTraining, PerceptronLearnsAGrammarAndGeneralizesToUnseenAddresses) {
   const Gazetteer g = small_gazetteer();
   const auto train = synthetic_addresses(200, 1), test = synthetic_addresses(100, 2);
   int epochs_seen = 0;
   TaggerTrainingOptions options;
+  options.algorithm = TaggerAlgorithm::kPerceptron;
   options.epochs = 4;
   options.on_epoch = [&](int, const SequenceTagger&) { ++epochs_seen; };
   const SequenceTagger tagger = train_tagger(featurize(train, g), options);
@@ -355,10 +356,11 @@ TEST(TaggerTraining, LearnsAGrammarAndGeneralizesToUnseenAddresses) {
   EXPECT_GE(evaluate_tagger(test, g, tagger).overall().f1(), 0.99);
 }
 
-TEST(TaggerTraining, IsDeterministicAndSurvivesSaveAndLoad) {
+TEST(TaggerTraining, PerceptronIsDeterministicAndSurvivesSaveAndLoad) {
   const Gazetteer g = small_gazetteer();
   const auto data = featurize(synthetic_addresses(50, 3), g);
   TaggerTrainingOptions options;
+  options.algorithm = TaggerAlgorithm::kPerceptron;
   options.epochs = 2;
   const SequenceTagger a = train_tagger(data, options), b = train_tagger(data, options);
   TempDir dir;
@@ -377,8 +379,7 @@ TEST(TaggerTraining, CrfLearnsTheGrammarDeterministicallyAndPrunesSmallWeights) 
   const Gazetteer g = small_gazetteer();
   const auto train = featurize(synthetic_addresses(200, 1), g);
   const auto test = synthetic_addresses(100, 2);
-  TaggerTrainingOptions options;
-  options.algorithm = TaggerAlgorithm::kCrf;
+  TaggerTrainingOptions options;  // the CRF, by default
   options.epochs = 4;
   const SequenceTagger a = train_tagger(train, options), b = train_tagger(train, options);
   EXPECT_GE(evaluate_tagger(test, g, a).overall().f1(), 0.99);

@@ -39,8 +39,8 @@ std::vector<AddressElement> tag_elements(std::u32string_view text, const Gazette
   // Brackets and list marks separate elements (separates_elements), as '-' and '_' do,
   // which the data tags redundant. The tagged data has none of them, and the tagger
   // guessed at them (a closing bracket became a house number, 北京/ a redundant name), so it
-  // reads the address without them, as the data would write it, and each mark is an
-  // element of its own. Every variant counts, for text that was not normalized.
+  // reads the address without them, as the data would write it. Every variant counts, for
+  // text that was not normalized.
   static const std::size_t kRedundant = *tag_index("redundant");
   auto is_mark = [&](const AddressToken& t) { return t.end == t.start + 1 && separates_elements(text[t.start]); };
   if (std::none_of(tokens.begin(), tokens.end(), is_mark)) {
@@ -52,24 +52,11 @@ std::vector<AddressElement> tag_elements(std::u32string_view text, const Gazette
     if (!is_mark(t)) words.push_back(t);
   }
   const auto word_labels = words.empty() ? std::vector<Label>() : tagger.tag(extract_features(words, gazetteer, historical));
+  // A mark is an element of its own. spans_from_labels ends the element before it there,
+  // and one the tagger ran across it continues after it as a new element.
   std::vector<Label> labels(tokens.size());
   for (std::size_t i = 0, w = 0; i < tokens.size(); ++i) {
-    if (!is_mark(tokens[i])) {
-      labels[i] = word_labels[w++];
-      continue;
-    }
-    // The element before the mark ends there, the one after starts after it.
-    labels[i] = make_label(kRedundant, LabelKind::kSingle);
-    if (i > 0 && !label_closes(labels[i - 1])) {
-      const bool began = label_opens(labels[i - 1]);
-      labels[i - 1] = make_label(label_tag(labels[i - 1]), began ? LabelKind::kSingle : LabelKind::kEnd);
-    }
-  }
-  for (std::size_t i = 1; i < tokens.size(); ++i) {
-    if (is_mark(tokens[i - 1]) && !is_mark(tokens[i]) && !label_opens(labels[i])) {
-      const bool ends = label_closes(labels[i]);
-      labels[i] = make_label(label_tag(labels[i]), ends ? LabelKind::kSingle : LabelKind::kBegin);
-    }
+    labels[i] = is_mark(tokens[i]) ? make_label(kRedundant, LabelKind::kSingle) : word_labels[w++];
   }
   return elements_of(text, tokens, labels, gazetteer);
 }

@@ -70,9 +70,9 @@ ChainPosteriors::ChainPosteriors(std::span<const float> emissions, std::span<con
   // alpha_ summed over every last label; only those that may end count.
   for (std::size_t y = 0; y < L; ++y) beta_[(n - 1) * L + y] /= ends;
   log_partition_ += std::log(ends);
+  std::vector<double> onward(L);
   for (std::size_t t = n - 1; t-- > 0;) {
     const double* next = &beta_[(t + 1) * L];
-    std::vector<double> onward(L);
     for (std::size_t y = 0; y < L; ++y) onward[y] = emit_[(t + 1) * L + y] * next[y] / scale_[t + 1];
     for (std::size_t p = 0; p < L; ++p) {
       double sum = 0.0;

@@ -10,9 +10,9 @@ namespace geoalign::geo {
 
 namespace {
 
-// Elements are read as conlleval reads B-/I- tags (an I- of another tag than the open
-// element opens one), then labelled with their ends.
-void append_token(TaggedAddress& address, std::vector<TagSpan>& spans, const std::string& token, ConllTag tag) {
+// Each piece of a file token that splits takes its tag, B- on the first only; the labels
+// are B- and I- kinds until the address ends (finish in read_conll).
+void append_token(TaggedAddress& address, const std::string& token, ConllTag tag) {
   const std::u32string cps = text::decode_utf8(token);
   const std::size_t offset = address.text.size();
   address.text += cps;
@@ -20,13 +20,7 @@ void append_token(TaggedAddress& address, std::vector<TagSpan>& spans, const std
   for (std::size_t p = 0; p < pieces.size(); ++p) {
     pieces[p].start += offset;
     pieces[p].end += offset;
-    const std::size_t at = address.tokens.size();
-    const bool continues = (p > 0 || !tag.begins) && !spans.empty() && spans.back().end == at && spans.back().tag == tag.tag;
-    if (continues) {
-      spans.back().end = at + 1;
-    } else {
-      spans.push_back({tag.tag, at, at + 1});
-    }
+    address.labels.push_back(make_label(tag.tag, p == 0 && tag.begins ? LabelKind::kBegin : LabelKind::kInside));
     address.tokens.push_back(std::move(pieces[p]));
   }
 }
@@ -36,16 +30,16 @@ void append_token(TaggedAddress& address, std::vector<TagSpan>& spans, const std
 std::vector<TaggedAddress> read_conll(std::istream& in, const std::string& source_name) {
   std::vector<TaggedAddress> out;
   TaggedAddress current;
-  std::vector<TagSpan> spans;
   std::string line;
   std::size_t line_number = 0;
   auto finish = [&] {
     if (!current.tokens.empty()) {
-      current.labels = labels_from_spans(spans, current.tokens.size());
+      // The elements as conlleval reads B-/I- tags (an I- of another tag than the open
+      // element opens one), labelled with their ends.
+      current.labels = labels_from_spans(spans_from_labels(current.labels), current.tokens.size());
       out.push_back(std::move(current));
     }
     current = TaggedAddress{};
-    spans.clear();
   };
   while (std::getline(in, line)) {
     ++line_number;
@@ -65,7 +59,7 @@ std::vector<TaggedAddress> read_conll(std::istream& in, const std::string& sourc
     const auto tag = parse_conll_tag(std::string_view(line).substr(split + 1));
     if (!tag) throw Error(where + ": unknown tag \"" + line.substr(split + 1) + "\"");
     if (current.tokens.empty() && current.text.empty()) current.line = line_number;
-    append_token(current, spans, token, *tag);
+    append_token(current, token, *tag);
   }
   if (in.bad()) throw Error(source_name + ": read error after line " + std::to_string(line_number));
   finish();

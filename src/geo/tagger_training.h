@@ -24,7 +24,7 @@ enum class TaggerAlgorithm {
 };
 
 struct TaggerTrainingOptions {
-  TaggerAlgorithm algorithm = TaggerAlgorithm::kPerceptron;
+  TaggerAlgorithm algorithm = TaggerAlgorithm::kCrf;  // as the shipped tagger
   int epochs = 10;
   std::uint64_t seed = 1;
   double learning_rate = 0.1;  // the CRF's first step
