@@ -45,6 +45,10 @@ constexpr const char* kCurrent =
     "330105\tdistrict\t拱墅区\t3301\n"
     "330106\tdistrict\t西湖区\t3301\n"
     "330109\tdistrict\t萧山区\t3301\n"
+    "330110\tdistrict\t余杭区\t3301\n"
+    "330110005\ttown\t五常街道\t330110\n"
+    "330113\tdistrict\t临平区\t3301\n"
+    "330113100\ttown\t塘栖镇\t330113\n"
     "330114\tdistrict\t钱塘区\t3301\n"
     "330114001\ttown\t下沙街道\t330114\n"
     "3302\tcity\t宁波市\t33\n"
@@ -84,7 +88,8 @@ constexpr const char* kFormer =
     "330621\tdistrict\t绍兴县\t3306\t2013\t330603\n"
     "341422\tdistrict\t无为县\t3414\t2011\t340281\n"
     "440102\tdistrict\t东山区\t4401\t2005\t440104\n"
-    "440903\tdistrict\t茂港区\t4409\t2014\t440904|440902\n";
+    "440903\tdistrict\t茂港区\t4409\t2014\t440904|440902\n"
+    "330110\tdistrict\t余杭区\t3301\t2021\t330110|330113\tceded_towns\n";
 
 const Gazetteer& current() {
   static const Gazetteer g = [] {
@@ -115,7 +120,7 @@ AdminChain resolve(std::vector<AddressElement> elements) { return resolve_admin(
 
 TEST(HistoricalDivisions, LoadsFullAndShortNamesParentsAndSuccessors) {
   const auto& h = former();
-  ASSERT_EQ(h.divisions().size(), 11u);
+  ASSERT_EQ(h.divisions().size(), 12u);
   EXPECT_EQ(codes_of(h.lookup(U"江干区")), std::vector<std::string>{"330104"});
   EXPECT_EQ(codes_of(h.lookup(U"江干")), std::vector<std::string>{"330104"});
   EXPECT_EQ(codes_of(h.lookup(U"城区")), (std::vector<std::string>{"140202", "140402"}));
@@ -134,6 +139,12 @@ TEST(HistoricalDivisions, LoadsFullAndShortNamesParentsAndSuccessors) {
   EXPECT_EQ(current().division(maogang.successors[0]).name, "电白区");
   ASSERT_EQ(maogang.partial_successors.size(), 1u);
   EXPECT_EQ(current().division(maogang.partial_successors[0]).name, "茂南区");
+  // A current division's earlier extent: 余杭区 before 临平区 took some of its towns.
+  EXPECT_FALSE(maogang.earlier_extent);
+  const FormerDivision& yuhang = h.division(h.lookup(U"余杭")[0]);
+  EXPECT_TRUE(yuhang.earlier_extent);
+  EXPECT_EQ(current().division(yuhang.successors.at(0)).name, "余杭区");
+  EXPECT_EQ(current().division(yuhang.partial_successors.at(0)).name, "临平区");
   // 无为县's parent is a former prefecture, a row of the file.
   const FormerDivision& wuwei = h.division(h.lookup(U"无为县")[0]);
   EXPECT_EQ(wuwei.parent, -1);
@@ -177,6 +188,9 @@ TEST(HistoricalDivisions, MalformedRowsNameTheLine) {
   expect_error("330103\tdistrict\t下\xff\t3301\t2021\t330105\n", "h.tsv:1: invalid UTF-8");
   expect_error(ok + "330104\tdistrict\t江干区\t9999\t2021\t330102\n", "h.tsv:2: parent_code 9999 is neither");
   expect_error("330104\tdistrict\t江干区\t33\t2021\t330102\n", "h.tsv:1: parent 33 is not one level up");
+  // A current division's row reads only as itself, before it ceded towns.
+  expect_error("330110\tdistrict\t余杭区\t3301\t2021\t330113\n", "h.tsv:1: 330110 余杭区 is a current division");
+  expect_error("330110\tdistrict\t余杭区\t3301\t2021\t330110,330113\n", "h.tsv:1: 330110 余杭区 is a current division");
   // Extra columns are notes; comments and blank lines are skipped; an empty file loads.
   std::istringstream notes("# header\n\n330103\tdistrict\t下城区\t3301\t2021\t330105\tsame_code\t2020-11\t2021-10\n");
   EXPECT_EQ(HistoricalDivisions::parse(notes, "h.tsv", current()).divisions().size(), 1u);
@@ -251,6 +265,29 @@ TEST(HistoricalResolver, APartialSuccessorReadsOnlyWhereAnotherElementPutsIt) {
   ASSERT_TRUE(town.district);
   EXPECT_EQ(town.district->name, "茂南区");
   EXPECT_FALSE(town.district->inferred);  // the former name named it
+}
+
+TEST(HistoricalResolver, ACededTownReadsWhereItIsNowBesideTheCountyItLeft) {
+  // 塘栖镇 was 余杭区's until 临平区 was made of some of its towns in 2021.
+  for (const char* yuhang : {"余杭区", "余杭"}) {
+    const auto ceded = resolve({element("city", "杭州市"), element("district", yuhang), element("town", "塘栖镇")});
+    expect_read_through(ceded, "330113100", "余杭区");
+    ASSERT_TRUE(ceded.district);
+    EXPECT_EQ(ceded.district->name, "临平区");
+    EXPECT_FALSE(ceded.district->inferred);  // 余杭区 named it, as it was then
+    EXPECT_TRUE(ceded.conflicting.empty());
+    EXPECT_EQ(ceded.historical[0].now, std::vector<std::string>{"余杭区"});
+    EXPECT_EQ(ceded.historical[0].partly, std::vector<std::string>{"临平区"});
+  }
+  // Alone, or with a town it kept, it is today's 余杭区, with nothing historical to say.
+  const auto alone = resolve({element("district", "余杭区"), element("road", "文一西路")});
+  EXPECT_EQ(alone.adcode, "330110");
+  EXPECT_TRUE(alone.historical.empty());
+  const auto kept = resolve({element("district", "余杭区"), element("town", "五常街道")});
+  EXPECT_EQ(kept.adcode, "330110005");
+  EXPECT_TRUE(kept.historical.empty());
+  // The row is no second place of the name: 余杭 stays as specific as before.
+  EXPECT_FALSE(resolve({element("district", "余杭")}).ambiguous);
 }
 
 TEST(HistoricalResolver, ATownThatBecameAStreetIsFoundByItsStem) {
@@ -400,6 +437,18 @@ TEST_F(ShippedHistorical, ResolvesFormerDistrictsInContext) {
     EXPECT_EQ(p.admin.district->name, now) << address;
     EXPECT_EQ(p.admin.historical.size(), 1u) << address;
   }
+  // Towns a district ceded read where they are now: 余杭区's 塘栖镇 and 萧山区's 义蓬街道 went
+  // to the new 临平区 and 钱塘区 in 2021, 宝安区's 观澜 to 龙华区.
+  for (const auto& [address, now] : std::vector<std::pair<std::string, std::string>>{
+           {"杭州市余杭区塘栖镇西河村文化礼堂", "临平区"}, {"萧山区义蓬街道义府大街", "钱塘区"},
+           {"深圳市宝安区观澜街道大富工业区", "龙华区"}}) {
+    const auto p = parser_->parse(address);
+    ASSERT_TRUE(p.admin.district) << address;
+    EXPECT_EQ(p.admin.district->name, now) << address;
+    ASSERT_EQ(p.admin.historical.size(), 1u) << address;
+    EXPECT_EQ(p.admin.historical[0].partly.size(), p.admin.historical[0].partly_codes.size());
+  }
+  EXPECT_EQ(parser_->parse("余杭区五常街道文一西路969号").admin.district->name, "余杭区");
   // Current names are untouched.
   const auto today = parser_->parse("杭州市拱墅区武林路12号");
   EXPECT_EQ(today.admin.district->name, "拱墅区");

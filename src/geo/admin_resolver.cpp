@@ -148,6 +148,12 @@ AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gaze
     if (historical) {
       for (const auto f : historical->lookup(name)) {
         const FormerDivision& former = historical->division(f);
+        // The division itself, read as it was: it adds the counties that took its towns,
+        // which explain the element only beside such a town, and no place of its own.
+        if (former.earlier_extent) {
+          for (const auto s : former.partial_successors) r.partial.emplace_back(s, f);
+          continue;
+        }
         // Never over a current division of the same name in the same parent (萧山: 萧山区,
         // not 萧山市), nor inside one (绍兴: the city 绍兴市, not 绍兴县 in it, now 柯桥区).
         const bool shadowed = std::any_of(r.current.begin(), r.current.end(), [&](std::int32_t d) {

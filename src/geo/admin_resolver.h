@@ -27,7 +27,8 @@ namespace geoalign::geo {
 // former name decides only where it is the better evidence (江干区丁桥镇: one former
 // district against two towns elsewhere). A tie among the successors of one former division
 // is not ambiguous: the chain stops above them, and AdminChain::historical lists them (the
-// partial successors apart, in `partly`).
+// partial successors apart, in `partly`). A current division's earlier extent (余杭区 before
+// 临平区 took its 塘栖镇) adds only partial successors: 余杭区塘栖镇 reads in 临平区.
 //
 // With `guess`, an ambiguous chain's levels are filled with the reading guess_reading()
 // picks (admin_guess.h), and AdminChain::guess says how; `ambiguous` and `candidates` are

@@ -91,6 +91,13 @@ HistoricalDivisions HistoricalDivisions::parse(std::istream& in, const std::stri
         (g == 0 ? d.successors : d.partial_successors).push_back(it->second);
       }
     }
+    if (const auto it = current_index.find(d.code); it != current_index.end() && current.division(it->second).name == d.name) {
+      if (d.successors != std::vector<std::int32_t>{it->second}) {
+        throw Error(at_line(line_number) + ": " + d.code + " " + d.name +
+                    " is a current division: its only successor must be itself (and the counties it ceded towns to after '|')");
+      }
+      d.earlier_extent = true;
+    }
     auto& same_code = rows_of_code[d.code];
     for (const auto other : same_code) {
       if (h.divisions_[static_cast<std::size_t>(other)].name == d.name) {

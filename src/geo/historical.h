@@ -27,6 +27,11 @@ struct FormerDivision {
   // Current divisions that took only a part of it (茂港区's 羊角镇, now in 茂南区): an address
   // naming it reads there only where another element (the town) puts it there.
   std::vector<std::int32_t> partial_successors;
+  // A current division as it was before it ceded towns to another (余杭区, whose 塘栖镇 is in
+  // 临平区 since 2021): the row has its code and name, and its only successor is itself.
+  // It is not another place of that name: it only lets an address that names it with a
+  // ceded town read in the county that holds the town now.
+  bool earlier_extent = false;
 };
 
 // The vendored historical.tsv beside divisions.tsv: former divisions by their full and

@@ -60,6 +60,14 @@ How the table is derived:
      address naming the former division and such a town is read there; the former name
      alone still reads as its successors.
 
+  5. Ceded towns (how=ceded_towns): a current county that gave towns to another county of
+     its prefecture (余杭区's 塘栖镇, in 临平区 since 2021; 宝安区's 观澜, in 龙华区 since
+     2017) gets a row of its own code and name, itself as successor and the counties that
+     took its towns as partial successors: an address naming it with such a town reads
+     where the town is now. A town moved when a statistics table lists it under the county
+     (by its name without 街道/镇/乡), today's does not, and today's lists it under exactly
+     one other county of the prefecture that did not have it in that table already.
+
 Output columns: code, level (city/district), name, parent_code (the parent at the time: a
 current code, or a historical row's), until_year, successor_codes (comma-separated current
 codes; after '|', the partial successors), how, last_listed, first_unlisted.
@@ -533,6 +541,8 @@ def derive(tables, report):
             latest[key] = row
     out = [row for row in out if latest[(row["name"], tuple(row["successors"]))] is row]
 
+    out += ceded_towns(tables, town_home, cur_by_city, parent_cities)
+
     if report:
         for row in sorted(missing, key=lambda r: r["code"]):
             if any(cur.get(c) == row["name"] for c in cur_by_province[row["code"][:2]]):
@@ -540,6 +550,39 @@ def derive(tables, report):
             t = tables[row["last"]]
             print(f"no successor: {row['code']} {row['name']} last listed {t.label} ({t.date})", file=sys.stderr)
     return out, missing
+
+
+def ceded_towns(tables, town_home, cur_by_city, parent_cities):
+    """Current counties that gave towns to another county of their prefecture (余杭区's
+    塘栖镇 and 星桥街道 went to the new 临平区 in 2021): one row each, under its own code and
+    name, with itself as successor and the counties that took its towns as partial
+    successors. A town moved when a statistics table lists it (by town_key) under the
+    county, today's table no longer does, and today's lists it under exactly one other
+    county of the prefecture that did not have it in that table already. until_year: the
+    year of the first table without the latest such town."""
+    current = tables[-1]
+    cur = current.names
+    moved = collections.defaultdict(dict)  # county -> receiving county -> last table index
+    for i, t in enumerate(tables[:-1]):
+        for county, towns in t.towns.items():
+            if cur.get(county) != t.names.get(county) or is_placeholder(cur.get(county, "市")) or is_statistics_zone(county):
+                continue
+            staying = set(current.towns.get(county, []))
+            neighbours = {c for city in parent_cities(county) for c in cur_by_city.get(city, [])}
+            for town in set(towns) - staying:
+                takers = {c for c in town_home[county[:2]].get(town, set()) & neighbours
+                          if c != county and town not in t.towns.get(c, [])}
+                if len(takers) == 1:
+                    taker = next(iter(takers))
+                    moved[county][taker] = max(moved[county].get(taker, -1), i)
+    rows = []
+    for county, takers in moved.items():
+        last = max(takers.values())
+        first_unlisted = next(j for j in range(last + 1, len(tables)) if tables[j].towns)
+        rows.append({"code": county, "name": cur[county], "level": "district", "last": last,
+                     "first_unlisted": first_unlisted, "successors": [county], "partial": sorted(takers),
+                     "how": "ceded_towns", "year": None})
+    return rows
 
 
 def parent_code(row, tables, rows_by_code):
@@ -578,6 +621,7 @@ def build(folder, out_path, report):
         "# bureau (2016..2023). Regenerate: python3 tools/gazetteer/build_historical.py",
         "# until_year: the year the change took effect (how=hand) or of the first table no longer listing it.",
         "# successor_codes: the current divisions in its place; after '|', those that took only a part (a few towns).",
+        "# how=ceded_towns: a current division as it was before it ceded the towns after '|' to other counties.",
         "# code\tlevel\tname\tparent_code\tuntil_year\tsuccessor_codes\thow\tlast_listed\tfirst_unlisted",
     ]
     n_parentless = 0

@@ -87,7 +87,9 @@ def load_historical(path):
         for line in f:
             if line.startswith("#"):
                 continue
-            code, level, name, parent, until, successors = line.rstrip("\n").split("\t")[:6]
+            code, level, name, parent, until, successors, how = (line.rstrip("\n").split("\t") + [""])[:7]
+            if how == "ceded_towns":
+                continue  # a current division's earlier extent: its name is today's
             # After '|': partial successors, which a former name alone does not read as.
             rows.append({"code": code, "level": level, "name": name,
                          "successors": successors.split("|")[0].split(",")})
