@@ -57,6 +57,20 @@ TEST(CliParse, EvalScoresSpans) {
   EXPECT_EQ(report["addresses"], 1);
   EXPECT_EQ(report["overall"]["gold"], 3);
   EXPECT_EQ(report["tags"]["city"]["correct"], 1);
+  EXPECT_GT(report["tagger_alone_f1"].get<double>(), 0.0);
+}
+
+// --eval scores the elements parse reports, the rules after the tagger included: 中国 first
+// is the country, which the tagger alone, never shown one first, need not find.
+TEST(CliParse, EvalScoresTheElementsParseReports) {
+  TempDir dir;
+  write_file(dir / "tagged.txt",
+             "中 B-country\n国 I-country\n北 B-city\n京 I-city\n市 I-city\n朝 B-district\n阳 I-district\n区 I-district\n\n");
+  const auto r = run_cli("parse --model " + shipped_parser() + " --json --eval " + (dir / "tagged.txt").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto report = nlohmann::json::parse(r.out);
+  EXPECT_EQ(report["tags"]["country"]["correct"], 1) << r.out;
+  EXPECT_EQ(report["overall"]["correct"], 3) << r.out;
 }
 
 TEST(CliParse, MissingModelFolderIsAClearError) {

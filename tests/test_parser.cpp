@@ -727,6 +727,35 @@ TEST_F(ShippedParser, DivisionsWrittenLastCompleteTheChain) {
   }
 }
 
+// A name repeated in the admin chain stays the repetition the tagger reads it as, written
+// last or not (the dev file's 遂昌县遂昌县新路湾镇 after a junk element).
+TEST_F(ShippedParser, ARepeatedDivisionNameStaysRedundant) {
+  const auto p = parser_->parse("浙江省丽水市null浙江省丽水市遂昌县遂昌县新路湾镇");
+  const auto n = std::count_if(p.elements.begin(), p.elements.end(), [](const auto& e) { return e.tag == "district"; });
+  EXPECT_EQ(n, 1) << ::testing::PrintToString(tags_and_texts(p));
+  EXPECT_EQ(p.admin.district->name, "遂昌县");
+}
+
+// The tagged data calls a municipality a city (上海市/city 浦东新区/district); written short
+// before a district (北京朝阳), the tagger read it as a province and the district as a city.
+TEST_F(ShippedParser, AMunicipalityIsTheCityAndItsDistrictTheDistrict) {
+  for (const auto& [address, adcode] : std::vector<std::pair<std::string, std::string>>{
+           {"北京朝阳建外88号", "110105"}, {"北京朝阳区建国路88号", "110105"}, {"天津南开区鞍山西道", "120104"},
+           {"重庆渝中解放碑", "500103"}, {"北京东城", "110101"}}) {
+    const auto p = parser_->parse(address);
+    ASSERT_GE(p.elements.size(), 2u) << address;
+    EXPECT_EQ(p.elements[0].tag, "city") << address;
+    EXPECT_EQ(p.elements[1].tag, "district") << address;
+    EXPECT_EQ(p.admin.adcode.substr(0, 6), adcode) << address;
+  }
+  // A repeated municipality keeps its province, and 湖北's directly administered 天门
+  // leaves 湖北省 the province.
+  const auto twice = parser_->parse("上海上海市浦东新区环桥路");
+  EXPECT_EQ(twice.elements[1].tag, "city");
+  const auto tianmen = parser_->parse("湖北省天门市钟大道189号");
+  EXPECT_EQ(tianmen.elements[0].tag, "prov");
+}
+
 // A division's name alone (a search region): the data's repeated names (北京北京市朝阳区)
 // teach the tagger that a lone 北京市 is redundant; the division-name rule reads it.
 TEST_F(ShippedParser, ADivisionNameAloneIsThatDivision) {

@@ -28,6 +28,7 @@ std::vector<AddressElement> elements_of(std::u32string_view text, const std::vec
   }
   tag_leading_country(elements);
   retag_trailing_divisions(elements, text, gazetteer);
+  tag_municipality_as_city(elements, gazetteer);
   return elements;
 }
 

@@ -74,7 +74,39 @@ bool one_place(const Gazetteer& gazetteer, const std::vector<Piece>& pieces, std
   return false;
 }
 
+// A district of the province `prov` that lies under its 市辖区 (or 重庆's 县): so the
+// province is a municipality. Not under 省直辖县级行政区划, the placeholder holding 湖北's 天门
+// and 潜江, whose province is no city.
+bool municipal_district(const Gazetteer& g, std::int32_t district, std::int32_t prov) {
+  const Division& d = g.division(district);
+  if (d.level != AdminLevel::District || d.parent < 0) return false;
+  const Division& city = g.division(d.parent);
+  return city.placeholder && city.parent == prov && (city.name == "市辖区" || city.name == "县");
+}
+
+bool names_municipal_district(const Gazetteer& g, const AddressElement& e, std::int32_t prov) {
+  const auto found = g.lookup(text::decode_utf8(e.text));
+  return std::any_of(found.begin(), found.end(), [&](std::int32_t d) { return municipal_district(g, d, prov); });
+}
+
 }  // namespace
+
+void tag_municipality_as_city(std::vector<AddressElement>& elements, const Gazetteer& gazetteer) {
+  const auto first = std::find_if(elements.begin(), elements.end(), [](const auto& e) { return e.tag == "prov"; });
+  if (first == elements.end()) return;
+  const auto next = std::find_if(first + 1, elements.end(), [](const auto& e) { return !separates_elements(e); });
+  if (next == elements.end() || (next->tag != "district" && next->tag != "city")) return;
+  // 上海/prov 上海市/city 浦东新区/district stays: the only city element may be the district.
+  const auto cities = std::count_if(elements.begin(), elements.end(), [](const auto& e) { return e.tag == "city"; });
+  if (cities > (next->tag == "city" ? 1 : 0)) return;
+  for (const std::int32_t prov : gazetteer.lookup(text::decode_utf8(first->text))) {
+    if (gazetteer.division(prov).level == AdminLevel::Prov && names_municipal_district(gazetteer, *next, prov)) {
+      first->tag = "city";
+      next->tag = "district";
+      return;
+    }
+  }
+}
 
 void tag_leading_country(std::vector<AddressElement>& elements) {
   const auto first = std::find_if(elements.begin(), elements.end(), [](const auto& e) { return !separates_elements(e); });
@@ -83,13 +115,23 @@ void tag_leading_country(std::vector<AddressElement>& elements) {
 
 void retag_trailing_divisions(std::vector<AddressElement>& elements, std::u32string_view text,
                               const Gazetteer& gazetteer) {
+  // A name the tagger calls redundant that an admin element before it already wrote is the
+  // repetition it says (遂昌县遂昌县新路湾镇), not a division written last.
+  auto stays = [&](std::size_t i) {
+    const AddressElement& e = elements[i];
+    if (separates_elements(e) || is_admin_tag(e.tag)) return true;
+    return e.tag == "redundant" && std::any_of(elements.begin(), elements.begin() + static_cast<std::ptrdiff_t>(i),
+                                               [&](const auto& before) { return is_admin_tag(before.tag) && before.text == e.text; });
+  };
   // Back to front: the elements of the tail that stay as they are (brackets, divisions the
-  // tagger found) and those to read as division names.
+  // tagger found, repetitions) and those to read as division names.
   std::vector<Piece> pieces;
+  std::vector<char> kept(elements.size());
   std::size_t first = elements.size();
   while (first > 0) {
     const AddressElement& e = elements[first - 1];
-    if (!separates_elements(e) && !is_admin_tag(e.tag)) {
+    kept[first - 1] = stays(first - 1);
+    if (!kept[first - 1]) {
       const auto names = split_into_names(gazetteer, text, e.start, e.end);
       if (names.empty()) break;
       pieces.insert(pieces.begin(), names.begin(), names.end());
@@ -117,8 +159,9 @@ void retag_trailing_divisions(std::vector<AddressElement>& elements, std::u32str
                                    std::make_move_iterator(elements.end()));
   elements.resize(first);
   std::size_t next_piece = 0;
-  for (AddressElement& e : tail) {
-    if (separates_elements(e) || is_admin_tag(e.tag)) {
+  for (std::size_t i = first; i < first + tail.size(); ++i) {
+    AddressElement& e = tail[i - first];
+    if (kept[i]) {
       elements.push_back(std::move(e));
       continue;
     }

@@ -26,6 +26,14 @@ namespace geoalign::geo {
 void retag_trailing_divisions(std::vector<AddressElement>& elements, std::u32string_view text,
                               const Gazetteer& gazetteer);
 
+// A municipality (北京, 上海, 天津, 重庆) is a province whose districts lie under no real city,
+// and the tagged data calls it a city: 上海市/city 浦东新区/district. Written short before
+// one of its districts, the tagger reads it as a province and the district's short name as
+// a city (北京/prov 朝阳/city, since 朝阳 is also a city in Liaoning). Where nothing else is
+// tagged city, a municipality tagged prov becomes the city, and the element right after it,
+// when it names one of the municipality's districts, the district.
+void tag_municipality_as_city(std::vector<AddressElement>& elements, const Gazetteer& gazetteer);
+
 // 中国 or 中华人民共和国 as the first element (中国北京市朝阳区...): the tagged data has no
 // country, so the tagger reads it as a POI, and the divisions after it as names written
 // after a place. It is tagged country.
