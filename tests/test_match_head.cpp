@@ -325,6 +325,25 @@ TEST(PairFeatures, CompareElementsAcrossNumeralForms) {
   EXPECT_EQ(bare[index_of("roadno_digits_equal")], 1.0f);
 }
 
+// A numeral in a name (文三路, 四季青) is no house number: two buildings of one compound on
+// 文三路 share only the street number, as they would on 中山路.
+TEST(PairFeatures, NumeralsInNamesAreNotNumbers) {
+  const auto parser = AddressParser::load(source_dir() / "models/default/parser");
+  const auto weights = shipped_weights();
+  for (const char* road : {"文三路", "中山路"}) {
+    const std::string a = std::string("杭州市西湖区") + road + "88号3栋502室";
+    const std::string b = std::string("杭州市西湖区") + road + "88号5栋502室";
+    const auto f = pair_features(parser.parse(a), parser.parse(b), weights);
+    EXPECT_EQ(f[index_of("numbers_a")], 3.0f) << road;
+    EXPECT_EQ(f[index_of("numbers_subset")], 0.0f) << road;
+    EXPECT_EQ(f[index_of("numbers_jaccard")], 0.5f) << road;
+  }
+  // A numeral counted as a number, 三栋, still is one; Arabic digits in a name too (7天酒店).
+  const auto numeral = pair_features(parse(parser, "文三路88号三栋"), parse(parser, "文三路88号3栋"), weights);
+  EXPECT_EQ(numeral[index_of("numbers_a")], 2.0f);
+  EXPECT_EQ(numeral[index_of("numbers_jaccard")], 1.0f);
+}
+
 // A candidate that names the query's compound and building, with other building words
 // and without the query's road: every one of its elements is in the query.
 TEST(PairFeatures, ElementCoverageUnifiesBuildingWords) {

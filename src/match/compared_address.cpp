@@ -38,9 +38,8 @@ std::u32string digits_of(const std::u32string& s) {
   return out;
 }
 
-// Every digit run in the text: house, building and room numbers together.
-std::vector<std::u32string> numbers_in(const std::u32string& s) {
-  std::vector<std::u32string> out;
+// Every digit run in the text, appended: house, building and room numbers together.
+void append_numbers(const std::u32string& s, std::vector<std::u32string>& out) {
   std::u32string run;
   for (std::size_t i = 0; i <= s.size(); ++i) {
     if (i < s.size() && s[i] >= U'0' && s[i] <= U'9') {
@@ -50,9 +49,12 @@ std::vector<std::u32string> numbers_in(const std::u32string& s) {
       run.clear();
     }
   }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
+}
+
+// Elements that name something: a Chinese numeral in them is part of the name (文三路,
+// 四季青街道, 五常), not a house or building number.
+bool names_a_place(std::string_view tag) {
+  return one_of(kAdminTags, tag) || one_of(kRoadTags, tag) || one_of(kPlaceGroupTags, tag);
 }
 
 // Where an admin tag ranks when the divisions are written first; -1 for other tags.
@@ -115,6 +117,7 @@ ComparedAddress compared_address(const ParsedAddress& p, const TermWeights& weig
   long finest = -1;
   for (const auto& e : p.elements) {
     const std::u32string& text = element_texts.emplace_back(folded(e.text));
+    append_numbers(names_a_place(e.tag) ? folded_letters(e.text) : text, c.numbers);
     if (!one_of(kAdminTags, e.tag)) c.tail += text;
     if (one_of(kRoadTags, e.tag)) c.roads.push_back(text);
     if (one_of(kPlaceGroupTags, e.tag)) c.places.push_back(text);
@@ -132,7 +135,8 @@ ComparedAddress compared_address(const ParsedAddress& p, const TermWeights& weig
   c.unified = unify_building_words(c.all);
   c.all_weighted = weighted_text(c.all, weights);
   c.tail_weighted = weighted_text(c.tail, weights);
-  c.numbers = numbers_in(c.all);
+  std::sort(c.numbers.begin(), c.numbers.end());
+  c.numbers.erase(std::unique(c.numbers.begin(), c.numbers.end()), c.numbers.end());
   c.inner = inner_elements(p, element_texts);
   return c;
 }

@@ -28,7 +28,9 @@ struct ComparedAddress {
   std::u32string tail;                // without the admin levels: what names the place inside the district
   std::u32string unified;             // `all` with building words unified
   WeightedText all_weighted, tail_weighted;
-  std::vector<std::u32string> numbers;  // every digit run in `all`, distinct and sorted
+  // The numbers of the address, distinct and sorted: every digit run of its number
+  // elements (88号, 三栋 as 3), and only the Arabic digits of its names (文三路 has none).
+  std::vector<std::u32string> numbers;
   float granularity = 0;                // 1 + rank of the finest place element, 0 for none
   long finest_rank = -1;                // the last of the finest place elements: its rank and text
   std::u32string finest_text;

@@ -124,12 +124,17 @@ std::u32string arabic_numerals(const std::u32string& s) {
 
 }  // namespace
 
-std::u32string folded(std::string_view utf8) {
+std::u32string folded_letters(std::string_view utf8) {
   std::u32string s = text::decode_utf8(utf8);
   for (auto& c : s) {
     c = geo::fold_width(c);
     if (c >= U'A' && c <= U'Z') c += U'a' - U'A';
   }
+  return s;
+}
+
+std::u32string folded(std::string_view utf8) {
+  std::u32string s = folded_letters(utf8);
   plain_capital_numerals(s);
   return arabic_numerals(s);
 }
