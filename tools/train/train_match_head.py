@@ -25,7 +25,9 @@ Steps (fixed seeds):
      same way at weight 0.3 (tools/train/region_pairs.py: one place name in two cities,
      which the CCKS pairs, each drawn from one city, almost never show, one address with
      and without its admin prefix, and one address with its district swapped for
-     another of its city);
+     another of its city); unit pairs keep their class, at weight 0.1
+     (tools/train/unit_pairs.py: one address with a building, floor or room number
+     changed, partial_match, and with that unit written another way, exact_match);
   3. 5-fold cross-validation (folds by a hash of the query address; the Shenzhen pairs are
      folded the same way) gives every pair a prediction from a head that never saw it:
      the per-class logit offsets are tuned on those for macro-F1 and folded into the
@@ -72,6 +74,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import data  # noqa: E402
 from region_pairs import region_pairs  # noqa: E402
+from unit_pairs import unit_pairs  # noqa: E402
 
 # Per kind of head: its file and the title of its section in TRAINING.txt.
 MATCH_HEAD = ("match_head.json", "match head")
@@ -105,10 +108,12 @@ def documents_in(weights_path):
 
 class SamePlacePairs(NamedTuple):
     """Pairs labelled only same place (1) or not (0), each with its weight, that every fit
-    adds to the CCKS pairs it is given (step 2)."""
+    adds to the CCKS pairs it is given (step 2); and where `known` holds, pairs whose y is
+    already a CCKS class (the unit pairs)."""
     X: np.ndarray
     y: np.ndarray
     weight: np.ndarray
+    known: np.ndarray
 
     @staticmethod
     def join(parts):
@@ -122,14 +127,16 @@ class SamePlacePairs(NamedTuple):
 
     def same_place_class(self, probabilities, both_orders):
         """Partial (1) or exact (2) for each same-place pair, whichever the probabilities
-        favour (with both orders, their mean over the pair's two copies); 0 for the others."""
+        favour (with both orders, their mean over the pair's two copies); 0 for the others;
+        the known labels as they are."""
         if both_orders:
             half = len(self.y) // 2
             if len(self.y) != 2 * half or not np.array_equal(self.y[:half], self.y[half:]):
                 sys.exit("same-place pairs in both orders must be built with SamePlacePairs.in_both_orders")
             mean = (probabilities[:half] + probabilities[half:]) / 2
             probabilities = np.vstack([mean, mean])
-        return np.where(self.y == 0, 0, np.where(probabilities[:, 2] > probabilities[:, 1], 2, 1))
+        pseudo = np.where(self.y == 0, 0, np.where(probabilities[:, 2] > probabilities[:, 1], 2, 1))
+        return np.where(self.known, self.y, pseudo)
 
 
 def pair_table(geoalign, encoder_dir, parser_dir, weights_path, pairs_path, with_encoder):
@@ -295,6 +302,12 @@ def main():
                          "from its district on (tools/train/region_pairs.py)")
     ap.add_argument("--region-weight", type=float, default=0.3,
                     help="weight of each region pair against a class-balanced CCKS pair")
+    ap.add_argument("--unit-pairs", type=int, default=2000,
+                    help="pairs of one address with one building, unit, floor or room number changed (partial_match), "
+                         "and beside each, of it with that unit written another way (exact_match) "
+                         "(tools/train/unit_pairs.py)")
+    ap.add_argument("--unit-weight", type=float, default=0.1,
+                    help="weight of each unit pair against a class-balanced CCKS pair")
     ap.add_argument("--cv", action="store_true",
                     help="with --fit-on train, also report 5-fold cross-validated macro-F1 over all CCKS pairs (folds by query address)")
     ap.add_argument("--orders", choices=["given", "both"],
@@ -350,12 +363,19 @@ def main():
         Xs_swapped = swapped_features(data.SHENZHEN, len(Xs)) if both_orders else Xs[:0]
         Xr, yr = np.zeros((0, X.shape[1]), dtype=X.dtype), np.zeros(0, dtype=y.dtype)
         Xr_swapped = Xr
-        if args.region_pairs:
-            regional = region_pairs(args.geoalign, parser_dir, data.NER_TRAIN, args.region_pairs, args.seed)
+        regional = region_pairs(args.geoalign, parser_dir, data.NER_TRAIN, args.region_pairs, args.seed) if args.region_pairs else []
+        units = unit_pairs(args.geoalign, parser_dir, data.NER_TRAIN, args.unit_pairs, args.seed) if args.unit_pairs else []
+        # The region pairs say same place or not; the unit pairs, after them, carry a CCKS class.
+        known_r = np.array([False] * len(regional) + [True] * len(units), dtype=bool)
+        n_units = len(units)
+        regional = regional + units
+        if regional:
             with tempfile.NamedTemporaryFile("w", suffix=".tsv", encoding="utf-8") as f:
                 f.writelines(f"{a}\t{b}\t{label}\n" for a, b, label in regional)
                 f.flush()
                 Xr, yr = table(f.name)[:2]
+                if len(Xr) != len(known_r):
+                    sys.exit("geoalign features left out some of the region and unit pairs")
                 if both_orders:
                     Xr_swapped = swapped_features(f.name, len(Xr))
     train, dev, test = split == "train", split == "dev", split == "test"
@@ -370,8 +390,8 @@ def main():
     def extra_with(sz):
         """The same-place pairs a fit adds: the Shenzhen pairs where sz holds, and the region pairs."""
         def parts(Xs_, Xr_):
-            return [(Xs_[sz], ys[sz], np.full(int(sz.sum()), args.shenzhen_weight)),
-                    (Xr_, yr, np.full(len(yr), args.region_weight))]
+            return [(Xs_[sz], ys[sz], np.full(int(sz.sum()), args.shenzhen_weight), np.zeros(int(sz.sum()), dtype=bool)),
+                    (Xr_, yr, np.where(known_r, args.unit_weight, args.region_weight), known_r)]
         return (SamePlacePairs.in_both_orders(parts(Xs, Xr), parts(Xs_swapped, Xr_swapped)) if both_orders
                 else SamePlacePairs.join(parts(Xs, Xr)))
     fitted, sz_fitted = (np.ones(len(y), dtype=bool), np.ones(len(ys), dtype=bool)) if fit_all else (train, sz_train)
@@ -427,7 +447,8 @@ def main():
     report = (f"{title}: {len(trees)} trees on {len(names)} features, trained on {int(fitted.sum())} CCKS {which_pairs} "
               f"pairs {'in both orders ' if both_orders else ''}"
               f"+ {int(sz_fitted.sum())} Shenzhen {which_pairs} pairs (weight "
-              f"{args.shenzhen_weight}) + {len(yr)} region pairs (weight {args.region_weight}) in "
+              f"{args.shenzhen_weight}) + {len(yr) - n_units} region pairs (weight {args.region_weight}) + {n_units} unit pairs "
+              f"(weight {args.unit_weight}) in "
               f"{time.time() - start:.0f} s, term weights over {documents} addresses, seed {args.seed}; offsets "
               f"{offsets[1:]} (partial, exact) tuned {where_tuned}\n")
     if not fit_all:
