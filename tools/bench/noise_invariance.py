@@ -162,6 +162,7 @@ def main():
     ap.add_argument("--rate", type=float, default=0.1, help="chance of noise after each character")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--kind", choices=["blanks", "variants", "annotations", "notes"], default="blanks")
+    ap.add_argument("--show", type=int, default=10, help="print up to this many pairs whose label changed, clean and noisy")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     clean_rows, noisy_rows = [], []
@@ -187,6 +188,9 @@ def main():
     if len(clean) != len(noisy) or len(clean) != len(clean_rows):
         sys.exit(f"row counts differ: {len(clean_rows)} pairs, {len(clean)} and {len(noisy)} scored")
     changed = sum(c[0] != n[0] for c, n in zip(clean, noisy))
+    shown = [i for i, (c, n) in enumerate(zip(clean, noisy)) if c[0] != n[0]][: args.show]
+    for i in shown:
+        print(f"changed {clean[i][0]} -> {noisy[i][0]}: {clean_rows[i].rstrip()!r} / {noisy_rows[i].rstrip()!r}")
     max_diff = max(abs(float(a) - float(b)) for c, n in zip(clean, noisy) for a, b in zip(c[1:], n[1:]))
     print(f"{len(clean)} pairs, {args.kind}, precision {args.precision}, noise rate {args.rate}: {changed} labels changed, "
           f"max |probability difference| {max_diff:.2e}")
