@@ -116,8 +116,9 @@ ComparedAddress compared_address(const ParsedAddress& p, const TermWeights& weig
   element_texts.reserve(p.elements.size());
   long finest = -1;
   for (const auto& e : p.elements) {
-    const std::u32string& text = element_texts.emplace_back(folded(e.text));
-    append_numbers(names_a_place(e.tag) ? folded_letters(e.text) : text, c.numbers);
+    const std::u32string letters = folded_letters(e.text);
+    const std::u32string& text = element_texts.emplace_back(with_arabic_numerals(letters));
+    append_numbers(names_a_place(e.tag) ? letters : text, c.numbers);
     if (!one_of(kAdminTags, e.tag)) c.tail += text;
     if (one_of(kRoadTags, e.tag)) c.roads.push_back(text);
     if (one_of(kPlaceGroupTags, e.tag)) c.places.push_back(text);

@@ -133,11 +133,12 @@ std::u32string folded_letters(std::string_view utf8) {
   return s;
 }
 
-std::u32string folded(std::string_view utf8) {
-  std::u32string s = folded_letters(utf8);
-  plain_capital_numerals(s);
-  return arabic_numerals(s);
+std::u32string with_arabic_numerals(std::u32string letters) {
+  plain_capital_numerals(letters);
+  return arabic_numerals(letters);
 }
+
+std::u32string folded(std::string_view utf8) { return with_arabic_numerals(folded_letters(utf8)); }
 
 std::size_t lcs_length(std::u32string_view a, std::u32string_view b) {
   if (b.size() > a.size()) std::swap(a, b);  // the length is symmetric; b is the shorter

@@ -10,8 +10,11 @@ namespace geoalign::match {
 // lower-cased, and Chinese numerals written in Arabic digits, so 八号楼 and 8号楼, 二十三栋
 // and 23栋, 一百零八号 and 108号, 壹号 and 1号 compare equal. Throws Error on invalid UTF-8.
 std::u32string folded(std::string_view utf8);
-// The same without the numerals: 文三路 stays 文三路, where 三 is a name, not a number.
+// The same in two steps, for a caller that needs both forms: the width and case folding
+// alone (文三路 stays 文三路, where 三 is a name, not a number), then the numerals of that
+// written in Arabic digits. folded(s) == with_arabic_numerals(folded_letters(s)).
 std::u32string folded_letters(std::string_view utf8);
+std::u32string with_arabic_numerals(std::u32string letters);
 
 // Building words in one form: 8栋, 8幢, 8座 and 8号楼 all become 8#, and 号院 becomes 院.
 std::u32string unify_building_words(std::u32string s);

@@ -388,7 +388,7 @@ def main():
     sz_train = split_s == "train"
 
     def extra_with(sz):
-        """The same-place pairs a fit adds: the Shenzhen pairs where sz holds, and the region pairs."""
+        """The pairs a fit adds: the Shenzhen pairs where sz holds, and the region and unit pairs."""
         def parts(Xs_, Xr_):
             return [(Xs_[sz], ys[sz], np.full(int(sz.sum()), args.shenzhen_weight), np.zeros(int(sz.sum()), dtype=bool)),
                     (Xr_, yr, np.where(known_r, args.unit_weight, args.region_weight), known_r)]
