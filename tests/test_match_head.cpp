@@ -460,12 +460,20 @@ TEST(StringMeasures, ChineseNumeralsReadAsArabic) {
       {"一百二", U"120"},                     {"两百米", U"200米"},         {"三千五百号", U"3500号"},
       {"一千零五十号", U"1050号"},            {"二〇一号", U"201号"},       {"百货大楼", U"百货大楼"},
       {"千佛山", U"千佛山"},                  {"十三十", U"十三十"},        {"一二十号", U"一二十号"},
-      {"一百一百", U"1百1百"},              {"零百", U"0百"},            {"一千零零五", U"1千005"},
+      {"一百一百", U"1百1百"},              {"零百", U"0百"},            {"一千零零五", U"1千5"},
       {"光明壹号花园", U"光明1号花园"},       {"壹佰零捌号", U"108号"},     {"王砦壹组", U"王砦1组"},
-      {"陆家灯饰城", U"陆家灯饰城"},          {"天津佰亿铝业", U"天津佰亿铝业"}, {"零壹号", U"01号"},
+      {"陆家灯饰城", U"陆家灯饰城"},          {"天津佰亿铝业", U"天津佰亿铝业"}, {"零壹号", U"1号"},
       // Runs that are no number keep what each part reads as alone.
-      {"五一百货", U"51百货"},                {"一百零", U"1百0"},          {"一千零五百", U"1千05百"},
+      {"五一百货", U"51百货"},                {"一百零", U"1百0"},          {"一千零五百", U"1千5百"},
       {"一百零八十", U"1百零八十"},             {"二十三百", U"23百"},        {"十零", U"十零"}};
+  for (const auto& [text, want] : cases) EXPECT_EQ(folded(text), want) << text;
+}
+
+// Zeros that pad a number do not make it another: 088号 is 88号, 0301室 is 301室.
+TEST(StringMeasures, PaddingZerosDropped) {
+  const std::pair<const char*, std::u32string> cases[] = {
+      {"088号", U"88号"}, {"b座0301室", U"b座301室"}, {"0号", U"0号"},     {"00号", U"0号"},
+      {"1.05米", U"1.05米"}, {"3-08-0101", U"3-8-101"}, {"零八八号", U"88号"}, {"100号", U"100号"}};
   for (const auto& [text, want] : cases) EXPECT_EQ(folded(text), want) << text;
 }
 
@@ -889,6 +897,15 @@ TEST(DefaultModel, AnotherUnitOfOneCompoundIsAPartialMatch) {
                            {"南京市鼓楼区中山路100号3栋502室", "南京市鼓楼区中山路100号3栋503室"},
                            {"杭州市西湖区文三路88号华星大厦5楼", "杭州市西湖区文三路88号华星大厦5层"}},
                           {1, 1, 1, 2});
+}
+
+// A number padded with zeros is the same number (088号, 0301室); another number is not.
+// The heads once called the first two partial matches.
+TEST(DefaultModel, PaddedNumbersNameOnePlace) {
+  expect_both_heads_label({{"杭州市西湖区文三路088号", "杭州市西湖区文三路88号"},
+                           {"杭州市西湖区文三路88号2幢0301室", "杭州市西湖区文三路88号2幢301室"},
+                           {"杭州市西湖区文三路88号2幢0301室", "杭州市西湖区文三路88号2幢302室"}},
+                          {2, 2, 1});
 }
 
 }  // namespace

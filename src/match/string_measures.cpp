@@ -14,6 +14,8 @@ namespace geoalign::match {
 
 namespace {
 
+bool is_digit(char32_t c) { return c >= U'0' && c <= U'9'; }
+
 int chinese_digit(char32_t c) {
   constexpr std::u32string_view kDigits = U"零一二三四五六七八九";
   if (c == U'〇') return 0;
@@ -135,7 +137,21 @@ std::u32string folded_letters(std::string_view utf8) {
 
 std::u32string with_arabic_numerals(std::u32string letters) {
   plain_capital_numerals(letters);
-  return arabic_numerals(letters);
+  return without_leading_zeros(arabic_numerals(letters));
+}
+
+std::u32string without_leading_zeros(const std::u32string& s) {
+  std::u32string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const bool run_starts = i == 0 || !(is_digit(s[i - 1]) || s[i - 1] == U'.');
+    if (run_starts) {
+      // 0 before another digit pads the number (088号, 0301室); a lone 0 is one.
+      while (i + 1 < s.size() && s[i] == U'0' && is_digit(s[i + 1])) ++i;
+    }
+    out += s[i];
+  }
+  return out;
 }
 
 std::u32string folded(std::string_view utf8) { return with_arabic_numerals(folded_letters(utf8)); }
