@@ -45,7 +45,7 @@ void append_numbers(const std::u32string& s, std::vector<std::u32string>& out) {
     if (i < s.size() && s[i] >= U'0' && s[i] <= U'9') {
       run += s[i];
     } else if (!run.empty()) {
-      out.push_back(without_leading_zeros(run));
+      out.push_back(without_leading_zeros(std::move(run)));
       run.clear();
     }
   }

@@ -140,18 +140,18 @@ std::u32string with_arabic_numerals(std::u32string letters) {
   return without_leading_zeros(arabic_numerals(letters));
 }
 
-std::u32string without_leading_zeros(const std::u32string& s) {
-  std::u32string out;
-  out.reserve(s.size());
+std::u32string without_leading_zeros(std::u32string s) {
+  std::size_t kept = 0;
+  char32_t previous = 0;  // the last character kept
   for (std::size_t i = 0; i < s.size(); ++i) {
-    const bool run_starts = i == 0 || !(is_digit(s[i - 1]) || s[i - 1] == U'.');
-    if (run_starts) {
-      // 0 before another digit pads the number (088号, 0301室); a lone 0 is one.
-      while (i + 1 < s.size() && s[i] == U'0' && is_digit(s[i + 1])) ++i;
-    }
-    out += s[i];
+    // A 0 that opens a run before another digit pads the number (088号, 0301室); a lone
+    // 0 is one, and so is a 0 after a decimal point.
+    const bool pads = s[i] == U'0' && !is_digit(previous) && previous != U'.' && i + 1 < s.size() && is_digit(s[i + 1]);
+    if (pads) continue;
+    previous = s[kept++] = s[i];
   }
-  return out;
+  s.resize(kept);
+  return s;
 }
 
 std::u32string folded(std::string_view utf8) { return with_arabic_numerals(folded_letters(utf8)); }

@@ -18,7 +18,7 @@ std::u32string with_arabic_numerals(std::u32string letters);
 // Each run of Arabic digits without the zeros that pad it, so 088号 and 88号, 0301室 and
 // 301室 name one number (with_arabic_numerals applies it). A run after a decimal point
 // keeps them (1.05).
-std::u32string without_leading_zeros(const std::u32string& s);
+std::u32string without_leading_zeros(std::u32string s);
 
 // Building words in one form: 8栋, 8幢, 8座 and 8号楼 all become 8#, and 号院 becomes 院.
 std::u32string unify_building_words(std::u32string s);
