@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <sstream>
 
 #include "support/cli_run.h"
@@ -151,6 +152,19 @@ using namespace geoalign::testing;
 // baseline attention kernel) they must give the answers the best kernels here give, for
 // every precision. Capped, bf16 takes its fallback (fp32 arithmetic on bf16 weights) and
 // int8 its 7-bit weights, so those two are compared within their rounding.
+// A full disk must not pass for success: the run stops with the reason, exit status 1.
+TEST(CliScore, AFailedWriteToStandardOutputIsAnError) {
+  if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full here";
+  TempDir dir;
+  write_file(dir / "in.tsv", "北京市朝阳区建国路88号\t北京朝阳建国路88号\n");
+  const auto score = run_cli("score --model " + fixture_model().string() + " " + (dir / "in.tsv").string(), "", "/dev/full");
+  EXPECT_EQ(score.exit_code, 1);
+  EXPECT_NE(score.err.find("standard output: write failed"), std::string::npos) << score.err;
+  const auto parse = run_cli("parse --model " + (source_dir() / "models/default/parser").string(), "北京\n", "/dev/full");
+  EXPECT_EQ(parse.exit_code, 1);
+  EXPECT_NE(parse.err.find("standard output: write failed"), std::string::npos) << parse.err;
+}
+
 TEST(CliScore, EveryOneDnnIsaAgrees) {
   TempDir dir;
   write_file(dir / "in.tsv", "北京市朝阳区建国路88号\t北京朝阳建国路88号\n上海\t广州\n杭州市西湖区文三路90号\t文三路90号\n");

@@ -279,6 +279,24 @@ TEST(CliDedup, BadLinesAreReportedAndEitherStopOrAreSkipped) {
   EXPECT_NE(skip.err.find("in.tsv:3: id \"a\" already used on line 1"), std::string::npos) << skip.err;
   EXPECT_NE(skip.err.find("in.tsv:4: invalid UTF-8"), std::string::npos) << skip.err;
   EXPECT_EQ(lines(skip.out).size(), 3u);  // header, a, c
+  // Blank in any script, or once normalized (an HTML space): named by file and line, and
+  // skipped like any bad line, before the long work starts.
+  write_file(dir / "blank.tsv", "a\t杭州市文三路478号\nb\t\u3000\nc\t&nbsp;\nd\t上海市浦东新区\n");
+  const auto blank = run_cli("dedup" + model + " --input " + (dir / "blank.tsv").string());
+  EXPECT_EQ(blank.exit_code, 1);
+  EXPECT_NE(blank.err.find("blank.tsv:2: empty address"), std::string::npos) << blank.err;
+  const auto blank_skipped = run_cli("dedup --on-error skip" + model + " --input " + (dir / "blank.tsv").string());
+  ASSERT_EQ(blank_skipped.exit_code, 0) << blank_skipped.err;
+  EXPECT_NE(blank_skipped.err.find("blank.tsv:3: the address is blank after normalization"), std::string::npos)
+      << blank_skipped.err;
+  EXPECT_EQ(lines(blank_skipped.out).size(), 3u);  // header, a, d
+  // A bad label file fails with its line, before any address is clustered.
+  write_file(dir / "labels.tsv", "杭州市文三路478号\t上海市浦东新区\t0\n杭州\t上海\tyes\n");
+  const auto labels = run_cli("dedup --on-error skip" + model + " --input " + (dir / "blank.tsv").string() +
+                              " --eval " + (dir / "labels.tsv").string());
+  EXPECT_EQ(labels.exit_code, 1);
+  EXPECT_NE(labels.err.find("labels.tsv:2: unknown label \"yes\""), std::string::npos) << labels.err;
+  EXPECT_TRUE(labels.out.empty()) << labels.out;
   write_file(dir / "empty.tsv", "");
   const auto empty = run_cli("dedup" + model + " --input " + (dir / "empty.tsv").string());
   EXPECT_EQ(empty.exit_code, 1);
@@ -297,6 +315,15 @@ TEST(CliIndex, BuildsSearchesAndReportsBadInput) {
                              " --out " + ix);
   ASSERT_EQ(built.exit_code, 0) << built.err;
   EXPECT_NE(built.err.find("ref.tsv:4: id \"bj1\" already used on line 2"), std::string::npos) << built.err;
+  // A line without an id is named by its record number, which an id must not take.
+  write_file(dir / "more.tsv", "杭州市上城区解放路1号\n2\t杭州市上城区解放路2号\nhz1\t杭州市上城区解放路3号\n");
+  const auto taken = run_cli("index add --index " + ix + " --input " + (dir / "more.tsv").string());
+  EXPECT_EQ(taken.exit_code, 1);
+  EXPECT_NE(taken.err.find("more.tsv:2: id \"2\" is also line 1's"), std::string::npos) << taken.err;
+  const auto added = run_cli("index add --on-error skip --index " + ix + " --input " + (dir / "more.tsv").string());
+  ASSERT_EQ(added.exit_code, 0) << added.err;
+  EXPECT_NE(added.err.find("more.tsv:3: id \"hz1\" is already in the index"), std::string::npos) << added.err;
+  EXPECT_NE(added.err.find("1 addresses added, 3 in"), std::string::npos) << added.err;
   const std::string huge((1 << 20) + 1, 'x');  // over the line limit
   const auto found = run_cli("search --on-error skip --k 1 --index " + ix, "文三路478号华星大厦\n\n" + huge + "\n北京朝阳建国路88号\n");
   ASSERT_EQ(found.exit_code, 0) << found.err;

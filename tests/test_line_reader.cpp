@@ -45,6 +45,16 @@ TEST(LineReader, LoneCarriageReturnsEndLinesAsOldSpreadsheetExportsWriteThem) {
   EXPECT_EQ(reader.bytes_read(), in.str().size());
 }
 
+TEST(LineReader, LoneCarriageReturnsInARowAreBlankLines) {
+  // In a file of lone CRs, CR CR ends a line and then a blank one: a blank line is a bad
+  // row for every command, and dropping it would shift every later line number.
+  const auto lines = read_all("北京\r\r上海\r\r\r广州\r\r\n深圳");
+  std::vector<std::string> texts;
+  for (const auto& l : lines) texts.push_back(l.text);
+  EXPECT_EQ(texts, (std::vector<std::string>{"北京", "", "上海", "", "", "广州", "深圳"}));
+  for (std::size_t i = 0; i < lines.size(); ++i) EXPECT_EQ(lines[i].number, i + 1);
+}
+
 TEST(LineReader, UnusableLinesSayWhyAndTheNextLineIsClean) {
   const auto lines = read_all("北\xE4\xBA\n" + std::string(LineReader::kMaxLineBytes + 1, 'x') + "\n杭州\n");
   ASSERT_EQ(lines.size(), 3u);
@@ -59,6 +69,23 @@ TEST(LineReader, ByteOrderMarkIsDroppedFromTheFirstLineOnly) {
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0].text, "北京");
   EXPECT_EQ(lines[1].text, "\xEF\xBB\xBF上海");
+}
+
+TEST(LineReader, AnOverlongFirstLineIsRefusedWithItsByteOrderMark) {
+  // The mark does not count against the cap, and does not hide the overflow either.
+  const std::string bom = "\xEF\xBB\xBF";
+  const auto over = read_all(bom + std::string(LineReader::kMaxLineBytes + 20, 'a') + "\n杭州\n");
+  ASSERT_EQ(over.size(), 2u);
+  EXPECT_NE(over[0].problem.find("longer than"), std::string::npos);
+  EXPECT_TRUE(over[0].text.empty());
+  EXPECT_EQ(over[1].text, "杭州");
+  const auto at_cap = read_all(bom + std::string(LineReader::kMaxLineBytes, 'a') + "\n");
+  ASSERT_EQ(at_cap.size(), 1u);
+  EXPECT_TRUE(at_cap[0].problem.empty()) << at_cap[0].problem;
+  EXPECT_EQ(at_cap[0].text.size(), LineReader::kMaxLineBytes);
+  const auto one_over = read_all(std::string(LineReader::kMaxLineBytes + 1, 'a'));
+  ASSERT_EQ(one_over.size(), 1u);
+  EXPECT_FALSE(one_over[0].problem.empty());
 }
 
 TEST(LineReader, CountsEveryByteConsumed) {

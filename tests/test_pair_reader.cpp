@@ -46,6 +46,14 @@ TEST(PairReader, HeaderOnlyCountsOnTheFirstLine) {
   EXPECT_EQ(std::get<PairRow>(rows[1]).a, "addr1");
 }
 
+TEST(PairReader, AHeaderNamesItsColumnsExactly) {
+  // A first line whose second column only starts with addr2 is a pair, not the header.
+  const auto rows = read_all("addr1\taddr2x\t1\naddr1\taddr2\n");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(std::get<PairRow>(rows[0]).b, "addr2x");
+  EXPECT_EQ(read_all("addr1\taddr2\n北京\t上海\n").size(), 1u);
+}
+
 TEST(PairReader, OversizedLine) {
   const auto rows = read_all(std::string(LineReader::kMaxLineBytes + 10, 'x') + "\t北京\n");
   ASSERT_EQ(rows.size(), 1u);

@@ -3,10 +3,13 @@
 #include <cstdio>
 #include <unordered_map>
 
+#include "backend/cpu/parallel.h"
 #include "cli/args.h"
 #include "cli/input_file.h"
 #include "cli/line_reader.h"
 #include "geoalign/error.h"
+#include "index/address_model.h"
+#include "text/unicode.h"
 
 namespace geoalign::cli {
 
@@ -14,12 +17,38 @@ void check_on_error(const std::string& on_error) {
   if (on_error != "fail" && on_error != "skip") throw UsageError("--on-error must be fail or skip");
 }
 
-std::vector<AddressRow> read_address_file(const std::string& path, const std::string& on_error, const char* command) {
+BadRows::BadRows(std::string on_error, std::string command, std::string file)
+    : on_error_(std::move(on_error)), command_(std::move(command)), file_(std::move(file)) {
+  check_on_error(on_error_);
+}
+
+void BadRows::report(std::size_t line, const std::string& problem) {
+  std::fprintf(stderr, "%s:%zu: %s\n", file_.c_str(), line, problem.c_str());
+  if (on_error_ == "fail") {
+    throw Error(command_ + " stopped at " + file_ + " line " + std::to_string(line) + " (use --on-error skip to go on)");
+  }
+  ++skipped_;
+}
+
+void BadRows::summarize() const {
+  if (skipped_ > 0) std::fprintf(stderr, "geoalign %s: %zu bad lines of %s skipped\n", command_.c_str(), skipped_, file_.c_str());
+}
+
+std::string normalization_problem(const index::AddressModel& model, const std::string& text) {
+  try {
+    return model.normalize(text).empty() ? "the address is blank after normalization" : "";
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+
+std::vector<AddressRow> read_address_file(const std::string& path, const std::string& on_error, const char* command,
+                                          const index::AddressModel* model) {
   InputFile file(path);
   LineReader reader(file.stream(), file.name());
+  BadRows bad_rows(on_error, command, file.name());
   std::vector<AddressRow> rows;
-  std::unordered_map<std::string, std::size_t> id_lines;
-  std::size_t skipped = 0;
+  std::vector<std::string> problems;
   InputLine line;
   while (reader.next(line)) {
     std::string problem = line.problem;
@@ -37,24 +66,35 @@ std::vector<AddressRow> read_address_file(const std::string& path, const std::st
         if (row.id.empty()) problem = "empty id";
       }
     }
-    if (problem.empty() && row.text.find_first_not_of(" \t\r") == std::string::npos) problem = "empty address";
-    if (problem.empty() && !row.id.empty()) {
-      const auto [it, fresh] = id_lines.emplace(row.id, line.number);
-      if (!fresh) problem = "id \"" + row.id + "\" already used on line " + std::to_string(it->second);
-    }
-    if (problem.empty()) {
-      rows.push_back(std::move(row));
-      continue;
-    }
-    std::fprintf(stderr, "%s:%zu: %s\n", file.name().c_str(), line.number, problem.c_str());
-    if (on_error == "fail") {
-      throw Error(std::string(command) + " stopped at " + file.name() + " line " + std::to_string(line.number) +
-                  " (use --on-error skip to go on)");
-    }
-    ++skipped;
+    if (problem.empty() && text::unicode::is_blank(row.text)) problem = "empty address";
+    rows.push_back(std::move(row));
+    problems.push_back(std::move(problem));
   }
-  if (skipped > 0) std::fprintf(stderr, "geoalign %s: %zu bad lines of %s skipped\n", command, skipped, file.name().c_str());
-  return rows;
+  // Normalization is the costly check: it runs on every core, and its problems are then
+  // reported in line order with the others.
+  if (model) {
+    cpu::parallel_for_dynamic(static_cast<std::int64_t>(rows.size()), 256, [&](std::int64_t i) {
+      const auto k = static_cast<std::size_t>(i);
+      if (problems[k].empty()) problems[k] = normalization_problem(*model, rows[k].text);
+    });
+  }
+  std::unordered_map<std::string, std::size_t> id_lines;
+  std::vector<AddressRow> usable;
+  usable.reserve(rows.size());
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    AddressRow& row = rows[k];
+    if (problems[k].empty() && !row.id.empty()) {
+      const auto [it, fresh] = id_lines.emplace(row.id, row.line);
+      if (!fresh) problems[k] = "id \"" + row.id + "\" already used on line " + std::to_string(it->second);
+    }
+    if (problems[k].empty()) {
+      usable.push_back(std::move(row));
+    } else {
+      bad_rows.report(row.line, problems[k]);
+    }
+  }
+  bad_rows.summarize();
+  return usable;
 }
 
 }  // namespace geoalign::cli

@@ -26,6 +26,7 @@ std::vector<dedup::LabelledPair> read_labels(const std::string& path, const inde
   PairReader reader(file.stream(), file.name());
   std::vector<std::pair<std::string, std::string>> texts;
   std::vector<std::string> labels;
+  std::vector<std::size_t> lines;
   std::variant<PairRow, BadRow> row;
   while (reader.next(row)) {
     if (auto* bad = std::get_if<BadRow>(&row)) throw Error(file.name() + ":" + std::to_string(bad->line) + ": " + bad->reason);
@@ -34,6 +35,7 @@ std::vector<dedup::LabelledPair> read_labels(const std::string& path, const inde
     if (label.empty()) throw Error(file.name() + ":" + std::to_string(r.line) + ": no label column");
     texts.emplace_back(model.normalize(r.a), model.normalize(r.b));
     labels.push_back(label);
+    lines.push_back(r.line);
   }
   const bool three_class = std::any_of(labels.begin(), labels.end(), [](const std::string& l) { return l == "2" || l == "exact_match"; });
   std::vector<dedup::LabelledPair> out;
@@ -47,7 +49,8 @@ std::vector<dedup::LabelledPair> read_labels(const std::string& path, const inde
     } else if (three_class && (l == "1" || l == "partial_match")) {
       continue;
     } else {
-      throw Error(file.name() + ": unknown label \"" + l + "\" (0/1, 0/1/2, or not_match/partial_match/exact_match)");
+      throw Error(file.name() + ":" + std::to_string(lines[k]) + ": unknown label \"" + l +
+                  "\" (0/1, 0/1/2, or not_match/partial_match/exact_match)");
     }
     out.push_back({std::move(texts[k].first), std::move(texts[k].second), match});
   }
@@ -126,7 +129,8 @@ int run_dedup(int argc, char** argv, int first) {
   set_num_threads(static_cast<int>(args.integer("threads", 0, 1024)));
 
   Progress progress("dedup", "addresses");
-  std::vector<AddressRow> rows = read_address_file(args.value("input"), args.value("on-error"), "dedup");
+  const auto model = index::AddressModel::load(args.value("model"), parse_precision(args.value("precision")), args.value("head"));
+  std::vector<AddressRow> rows = read_address_file(args.value("input"), args.value("on-error"), "dedup", model.get());
   if (rows.empty()) throw Error(args.value("input") + ": no addresses to deduplicate");
   std::vector<std::string> ids, texts;
   {
@@ -140,7 +144,9 @@ int run_dedup(int argc, char** argv, int first) {
       texts.push_back(std::move(row.text));
     }
   }
-  const auto model = index::AddressModel::load(args.value("model"), parse_precision(args.value("precision")), args.value("head"));
+  // Labels are read before the long work, so that a bad label file fails at once.
+  std::vector<dedup::LabelledPair> labelled;
+  if (!args.value("eval").empty()) labelled = read_labels(args.value("eval"), *model);
   StepTimes steps(progress);
   const dedup::DedupResult r = dedup::deduplicate(*model, texts, options, steps.callbacks());
   const std::string step_times = steps.summary();
@@ -189,7 +195,7 @@ int run_dedup(int argc, char** argv, int first) {
                  r.exhaustive_region_conflicts);
   }
   if (!args.value("eval").empty()) {
-    const dedup::PairwiseScores s = dedup::evaluate(r, read_labels(args.value("eval"), *model));
+    const dedup::PairwiseScores s = dedup::evaluate(r, labelled);
     std::fprintf(stderr,
                  "geoalign dedup: against %s: precision %.4f recall %.4f F1 %.4f (TP %zu FP %zu FN %zu); candidate recall "
                  "%.4f; %zu labelled pairs not in the input\n",

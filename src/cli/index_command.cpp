@@ -1,9 +1,11 @@
 #include <cstdio>
 #include <iostream>
+#include <unordered_map>
 
 #include "cli/address_reader.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/input_file.h"
 #include "cli/build_progress.h"
 #include "backend/threads.h"
 #include "index/address_index.h"
@@ -20,12 +22,34 @@ constexpr const char* kUsage =
     "appends to one. FILE holds one address per line, or id<TAB>address; lines without an\n"
     "id are named by their record number in the index.\n";
 
-std::vector<index::NewRecord> read_records(const Args& args) {
+// The file's usable rows as records. A line without an id is named by its record number
+// in the index, so an id must be neither one the index holds nor such a number of this
+// file: checked here, where the line can be named.
+std::vector<index::NewRecord> read_records(const Args& args, const index::AddressIndex& ix, const index::AddressModel& model) {
+  const std::string& path = args.value("input");
+  std::vector<AddressRow> rows = read_address_file(path, args.value("on-error"), "index", &model);
+  BadRows bad_rows(args.value("on-error"), "index", input_name(path));
+  std::unordered_map<std::string, std::size_t> line_of_id;
   std::vector<index::NewRecord> records;
-  for (auto& row : read_address_file(args.value("input"), args.value("on-error"), "index")) {
+  for (auto& row : rows) {
+    std::string id = row.id.empty() ? std::to_string(ix.size() + records.size()) : row.id;
+    std::string problem;
+    if (ix.has_id(id)) {
+      problem = "id \"" + id + "\" is already in the index";
+    } else if (const auto seen = line_of_id.find(id); seen != line_of_id.end()) {
+      problem = "id \"" + id + "\" is also line " + std::to_string(seen->second) + "'s" +
+                (row.id.empty() ? " (this line has no id, and would be named by its record number)"
+                                : " (a line without an id is named by its record number)");
+    }
+    if (!problem.empty()) {
+      bad_rows.report(row.line, problem);
+      continue;
+    }
+    line_of_id.emplace(id, row.line);
     records.push_back({std::move(row.id), std::move(row.text)});
   }
-  if (records.empty()) throw Error(args.value("input") + ": no addresses to index");
+  bad_rows.summarize();
+  if (records.empty()) throw Error(path + ": no addresses to index");
   return records;
 }
 
@@ -69,7 +93,6 @@ int run_index(int argc, char** argv, int first) {
   const Precision precision = parse_precision(args.value("precision"));
 
   Progress progress("index " + action, "addresses");
-  const std::vector<index::NewRecord> records = read_records(args);
   std::optional<index::AddressIndex> ix;
   std::unique_ptr<index::AddressModel> model;
   if (build) {
@@ -82,6 +105,7 @@ int run_index(int argc, char** argv, int first) {
     model = index::AddressModel::load(ix->model_dir(), precision);
     ix->check_model(ix->model_dir());
   }
+  const std::vector<index::NewRecord> records = read_records(args, *ix, *model);
   StepTimes steps(progress);
   auto callbacks = steps.callbacks();
   ix->add(*model, records, callbacks);

@@ -11,6 +11,9 @@
 
 namespace geoalign::cli {
 
+// How messages name an input: its path, or <stdin> for "-".
+inline std::string input_name(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+
 // A command's input: a file, or standard input for "-".
 class InputFile {
  public:
@@ -25,7 +28,7 @@ class InputFile {
   std::istream& stream() { return path_ == "-" ? std::cin : file_; }
   const std::string& path() const { return path_; }
   // How messages name the input: the path, or <stdin>.
-  std::string name() const { return path_ == "-" ? "<stdin>" : path_; }
+  std::string name() const { return input_name(path_); }
   // Bytes in the input, or 0 where that is not known beforehand (standard input, a pipe).
   std::uint64_t size() const { return size_; }
 

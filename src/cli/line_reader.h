@@ -36,6 +36,7 @@ class LineReader {
   std::string source_name_;
   std::size_t number_ = 0;
   std::uint64_t bytes_read_ = 0;
+  std::size_t pending_blank_lines_ = 0;  // lone CRs read past the end of the last line
 };
 
 }  // namespace geoalign::cli

@@ -1,9 +1,11 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <string>
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/standard_output.h"
 #include "geoalign/error.h"
 
 namespace {
@@ -30,6 +32,25 @@ constexpr const char* kUsage =
     "\n"
     "Run 'geoalign COMMAND --help' for a command's options.\n";
 
+// The exit status of COMMAND; 2 for an unknown one.
+int run_command(const std::string& command, int argc, char** argv) {
+  if (command == "score") return geoalign::cli::run_score(argc, argv, 2);
+  if (command == "bench") return geoalign::cli::run_bench(argc, argv, 2);
+  if (command == "profile") return geoalign::cli::run_profile(argc, argv, 2);
+  if (command == "eval") return geoalign::cli::run_eval(argc, argv, 2);
+  if (command == "parse") return geoalign::cli::run_parse(argc, argv, 2);
+  if (command == "train-parser") return geoalign::cli::run_train_parser(argc, argv, 2);
+  if (command == "features") return geoalign::cli::run_features(argc, argv, 2);
+  if (command == "term-weights") return geoalign::cli::run_term_weights(argc, argv, 2);
+  if (command == "index") return geoalign::cli::run_index(argc, argv, 2);
+  if (command == "search") return geoalign::cli::run_search(argc, argv, 2);
+  if (command == "dedup") return geoalign::cli::run_dedup(argc, argv, 2);
+  if (command == "serve") return geoalign::cli::run_serve(argc, argv, 2);
+  if (command == "loadtest") return geoalign::cli::run_loadtest(argc, argv, 2);
+  std::fprintf(stderr, "geoalign: unknown command '%s'\n\n%s", command.c_str(), kUsage);
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -39,21 +60,9 @@ int main(int argc, char** argv) {
   }
   const std::string command = argv[1];
   try {
-    if (command == "score") return geoalign::cli::run_score(argc, argv, 2);
-    if (command == "bench") return geoalign::cli::run_bench(argc, argv, 2);
-    if (command == "profile") return geoalign::cli::run_profile(argc, argv, 2);
-    if (command == "eval") return geoalign::cli::run_eval(argc, argv, 2);
-    if (command == "parse") return geoalign::cli::run_parse(argc, argv, 2);
-    if (command == "train-parser") return geoalign::cli::run_train_parser(argc, argv, 2);
-    if (command == "features") return geoalign::cli::run_features(argc, argv, 2);
-    if (command == "term-weights") return geoalign::cli::run_term_weights(argc, argv, 2);
-    if (command == "index") return geoalign::cli::run_index(argc, argv, 2);
-    if (command == "search") return geoalign::cli::run_search(argc, argv, 2);
-    if (command == "dedup") return geoalign::cli::run_dedup(argc, argv, 2);
-    if (command == "serve") return geoalign::cli::run_serve(argc, argv, 2);
-    if (command == "loadtest") return geoalign::cli::run_loadtest(argc, argv, 2);
-    std::fprintf(stderr, "geoalign: unknown command '%s'\n\n%s", command.c_str(), kUsage);
-    return 2;
+    const int status = run_command(command, argc, argv);
+    if (status == 0) geoalign::cli::check_standard_output();
+    return status;
   } catch (const geoalign::cli::UsageError& e) {
     std::fprintf(stderr, "geoalign %s: %s (see --help)\n", command.c_str(), e.what());
     return 2;

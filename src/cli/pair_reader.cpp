@@ -8,7 +8,11 @@ bool PairReader::next(std::variant<PairRow, BadRow>& row) {
   InputLine line;
   while (lines_.next(line)) {
     const std::string& text = line.text;
-    if (line.number == 1 && text.rfind("addr1\taddr2", 0) == 0) continue;
+    // A header names its first two columns addr1 and addr2 (a third, label, may follow).
+    constexpr std::string_view kHeader = "addr1\taddr2";
+    if (line.number == 1 && text.starts_with(kHeader) && (text.size() == kHeader.size() || text[kHeader.size()] == '\t')) {
+      continue;
+    }
     if (!line.problem.empty()) {
       row = BadRow{line.number, line.problem};
       return true;

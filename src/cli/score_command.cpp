@@ -8,6 +8,7 @@
 #include "cli/pair_reader.h"
 #include "cli/pair_scoring.h"
 #include "cli/progress.h"
+#include "cli/standard_output.h"
 #include "runtime/score_chunks.h"
 
 namespace geoalign::cli {
@@ -74,6 +75,7 @@ int run_score(int argc, char** argv, int first) {
     pairs.clear();
     for (const auto& row : chunk) pairs.push_back({row.a, row.b});
     write_results(chunk, score_pairs(pairs));
+    check_standard_output();  // a full disk stops the run at once, not after every pair is scored
     scored += chunk.size();
     // The reader stops at the end of each chunk, so its bytes measure what is scored.
     progress.set_bytes(reader.bytes_read(), file.size());
@@ -88,7 +90,6 @@ int run_score(int argc, char** argv, int first) {
       std::fprintf(stderr, "%s:%zu: %s\n", file.name().c_str(), bad->line, bad->reason.c_str());
       if (on_error == "fail") {
         flush();
-        std::fflush(stdout);
         progress.finish();
         std::fprintf(stderr, "geoalign score: stopped at line %zu after %zu pairs (use --on-error skip to go on)\n",
                      bad->line, scored);
@@ -101,7 +102,6 @@ int run_score(int argc, char** argv, int first) {
     if (chunk.size() >= runtime::score_chunk_size(batch_size)) flush();
   }
   flush();
-  std::fflush(stdout);
   progress.finish();
   std::fprintf(stderr, "geoalign score: %zu pairs scored, %zu bad rows skipped, %.2f s\n", scored, skipped,
                progress.seconds());

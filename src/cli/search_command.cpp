@@ -4,12 +4,15 @@
 #include <nlohmann/json.hpp>
 
 #include "backend/threads.h"
+#include "cli/address_reader.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/input_file.h"
 #include "cli/line_reader.h"
+#include "cli/standard_output.h"
 #include "cli/stopwatch.h"
 #include "index/search_json.h"
+#include "text/unicode.h"
 
 namespace geoalign::cli {
 
@@ -27,7 +30,7 @@ void write_results(std::span<const std::string> queries, const std::vector<std::
     const nlohmann::json line = index::search_result_json(ix, queries[q], results[q]);
     std::puts(line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   }
-  std::fflush(stdout);
+  check_standard_output();
 }
 
 }  // namespace
@@ -92,14 +95,8 @@ int run_search(int argc, char** argv, int first) {
   InputLine line;
   while (reader.next(line)) {
     std::string problem = line.problem;
-    if (problem.empty() && line.text.find_first_not_of(" \t\r") == std::string::npos) problem = "empty query";
-    if (problem.empty()) {
-      try {
-        if (model->normalize(line.text).empty()) problem = "the query is blank after normalization";
-      } catch (const std::exception& e) {
-        problem = e.what();
-      }
-    }
+    if (problem.empty() && text::unicode::is_blank(line.text)) problem = "empty query";
+    if (problem.empty()) problem = normalization_problem(*model, line.text);
     if (!problem.empty()) {
       std::fprintf(stderr, "%s:%zu: %s\n", file.name().c_str(), line.number, problem.c_str());
       if (on_error == "fail") {

@@ -9,11 +9,13 @@
 
 namespace geoalign::testing {
 
-CliResult run_cli(const std::string& args, const std::string& input) {
+CliResult run_cli(const std::string& args, const std::string& input, const std::string& stdout_path) {
   TempDir dir;
   write_file(dir / "stdin", input);
+  write_file(dir / "out", "");
   const std::string command = std::string(GEOALIGN_CLI) + " " + args + " <" + (dir / "stdin").string() + " >" +
-                              (dir / "out").string() + " 2>" + (dir / "err").string();
+                              (stdout_path.empty() ? (dir / "out").string() : stdout_path) + " 2>" +
+                              (dir / "err").string();
   const int status = std::system(command.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(dir / "out"), read_file(dir / "err")};
 }

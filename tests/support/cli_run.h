@@ -10,8 +10,9 @@ struct CliResult {
   std::string out, err;
 };
 
-// Runs the geoalign binary with `args` (already shell-quoted), feeding `input` on stdin.
-CliResult run_cli(const std::string& args, const std::string& input = "");
+// Runs the geoalign binary with `args` (already shell-quoted), feeding `input` on stdin;
+// standard output goes to `stdout_path` where one is given (out is then empty).
+CliResult run_cli(const std::string& args, const std::string& input = "", const std::string& stdout_path = "");
 
 std::vector<std::string> lines(const std::string& s);
 
