@@ -232,6 +232,17 @@ TEST_F(ShippedGuess, FromThePrior) {
   EXPECT_EQ(p.admin.prov->name, "北京市");
 }
 
+// 福建省 and 南京市 cannot both hold: whichever reading the guess takes, the element it
+// overrules is listed as conflicting, as for an unambiguous chain.
+TEST_F(ShippedGuess, TheGuessListsTheElementItOverrules) {
+  const ParsedAddress p = parser_->parse("福建省南京市鼓楼区中山路1号");
+  EXPECT_TRUE(p.admin.ambiguous);
+  ASSERT_TRUE(p.admin.guess && p.admin.prov);
+  ASSERT_EQ(p.admin.conflicting.size(), 1u);
+  EXPECT_EQ(p.admin.conflicting[0].text, p.admin.prov->name == "江苏省" ? "福建省" : "南京市");
+  EXPECT_TRUE(parser_->parse("福建省南京市鼓楼区中山路1号", {.guess = false}).admin.conflicting.empty());
+}
+
 TEST_F(ShippedGuess, NoGuessKeepsTheUnguessedChainAndCompleteAgrees) {
   for (const char* text : {"朝阳区建国路88号", "西湖区文一西路西溪水岸花苑160-2-2045", "杭州市西湖区文三路90号"}) {
     const ParsedAddress guessed = parser_->parse(text);

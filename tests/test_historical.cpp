@@ -455,6 +455,20 @@ TEST_F(ShippedHistorical, ResolvesFormerDistrictsInContext) {
   EXPECT_TRUE(today.admin.historical.empty());
 }
 
+// 吕梁地区 has one successor, 吕梁市; the tie between its two towns 三交镇 (临县's and
+// 柳林县's) is as ambiguous under the former name as under the current one.
+TEST_F(ShippedHistorical, ATieBelowTheOneSuccessorIsStillAmbiguous) {
+  const auto former = parser_->parse("山西省吕梁地区三交镇");
+  const auto today = parser_->parse("山西省吕梁市三交镇");
+  EXPECT_TRUE(today.admin.ambiguous);
+  EXPECT_TRUE(former.admin.ambiguous);
+  EXPECT_EQ(former.admin.candidates, today.admin.candidates);
+  ASSERT_TRUE(former.admin.guess && today.admin.guess);
+  EXPECT_EQ(former.admin.guess->reading, today.admin.guess->reading);
+  ASSERT_EQ(former.admin.historical.size(), 1u);
+  EXPECT_EQ(former.admin.historical[0].name, "吕梁地区");
+}
+
 TEST_F(ShippedHistorical, JsonNamesTheFormerDivisionOnItsLevel) {
   const auto j = parse_json(parser_->parse("杭州市江干区景芳路12号"));
   const nlohmann::json expected = {{"name", "江干区"}, {"code", "330104"}, {"until", 2021},

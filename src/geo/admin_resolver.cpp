@@ -261,13 +261,17 @@ AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gaze
   // towns: a town name outside the reading is far more often another of the many places of
   // that name (白沙, 金牛), or a town merged away (the gazetteer lists today's towns only),
   // than a contradiction.
-  for (const auto& r : readings) {
-    if (r.tagged == AdminLevel::Town) continue;
-    const bool explained = std::any_of(chains.begin(), chains.end(), [&](const std::vector<std::int32_t>& chain) {
-      return explain(chain, r, gazetteer, historical).any;
-    });
-    if (!explained) admin.conflicting.push_back(elements[r.element]);
-  }
+  auto find_conflicts = [&](const std::vector<std::vector<std::int32_t>>& of_chains) {
+    admin.conflicting.clear();
+    for (const auto& r : readings) {
+      if (r.tagged == AdminLevel::Town) continue;
+      const bool explained = std::any_of(of_chains.begin(), of_chains.end(), [&](const std::vector<std::int32_t>& chain) {
+        return explain(chain, r, gazetteer, historical).any;
+      });
+      if (!explained) admin.conflicting.push_back(elements[r.element]);
+    }
+  };
+  find_conflicts(chains);
 
   // The levels every reading agrees on.
   std::vector<std::int32_t> shared = chains.front();
@@ -285,7 +289,9 @@ AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gaze
       const auto at = std::find_if(chain.begin(), chain.end(), [&](std::int32_t d) {
         return std::find(successors.begin(), successors.end(), d) != successors.end();
       });
-      return at != chain.end() && static_cast<std::size_t>(at - chain.begin()) <= shared.size();
+      // At the split itself: a successor above it, shared by every chain (吕梁地区: 吕梁市),
+      // leaves the tie below it (two towns 三交镇) a real ambiguity.
+      return at != chain.end() && static_cast<std::size_t>(at - chain.begin()) == shared.size();
     });
   };
   const bool split_former = std::any_of(former_of.begin(), former_of.end(),
@@ -306,7 +312,10 @@ AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gaze
         guessed.guess.filled.push_back(admin_level_name(gazetteer.division(chain[i]).level));
       }
       admin.guess = std::move(guessed.guess);
+      // The guess overrules what only another reading explained (福建省 beside 南京市鼓楼区,
+      // read as Nanjing's 鼓楼区): say so, as for an unambiguous chain.
       find_former({chain});
+      find_conflicts({chain});
       shared = std::move(chain);
     }
   }
