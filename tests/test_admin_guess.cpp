@@ -3,6 +3,8 @@
 // head's parses, which keep today's unguessed chains.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -241,6 +243,17 @@ TEST_F(ShippedGuess, TheGuessListsTheElementItOverrules) {
   ASSERT_EQ(p.admin.conflicting.size(), 1u);
   EXPECT_EQ(p.admin.conflicting[0].text, p.admin.prov->name == "江苏省" ? "福建省" : "南京市");
   EXPECT_TRUE(parser_->parse("福建省南京市鼓楼区中山路1号", {.guess = false}).admin.conflicting.empty());
+}
+
+// Hundreds of towns are called 城关镇: the list of readings is capped, and holds the guess.
+TEST_F(ShippedGuess, TheCappedListOfReadingsHoldsTheGuess) {
+  const ParsedAddress p = parser_->parse("城关镇人民路1号");
+  EXPECT_TRUE(p.admin.ambiguous);
+  ASSERT_TRUE(p.admin.guess);
+  EXPECT_EQ(p.admin.candidates.size(), 10u);
+  EXPECT_NE(std::find(p.admin.candidates.begin(), p.admin.candidates.end(), p.admin.guess->reading),
+            p.admin.candidates.end())
+      << p.admin.guess->reading;
 }
 
 TEST_F(ShippedGuess, NoGuessKeepsTheUnguessedChainAndCompleteAgrees) {

@@ -311,6 +311,11 @@ AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gaze
       for (std::size_t i = shared.size(); i < chain.size(); ++i) {
         guessed.guess.filled.push_back(admin_level_name(gazetteer.division(chain[i]).level));
       }
+      // The list is capped; the reading chosen is always on it (城关镇 alone has hundreds).
+      auto& listed = admin.candidates;
+      if (std::find(listed.begin(), listed.end(), guessed.guess.reading) == listed.end()) {
+        listed.back() = guessed.guess.reading;
+      }
       admin.guess = std::move(guessed.guess);
       // The guess overrules what only another reading explained (福建省 beside 南京市鼓楼区,
       // read as Nanjing's 鼓楼区): say so, as for an unambiguous chain.
