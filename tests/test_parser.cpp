@@ -817,5 +817,23 @@ TEST_F(ShippedParser, BadAndOddInputNeverCrashes) {
   EXPECT_EQ(p.elements.back().end, 8000u);
 }
 
+// A line of addresses pasted together, or a list of names, is read in time proportional
+// to its length (it took seconds per 100,000 characters when every gazetteer match and
+// admin element was weighed against every other), and its chain is the first address's.
+TEST_F(ShippedParser, AVeryLongLineIsReadAndKeepsTheFirstChain) {
+  std::string pasted;
+  for (int i = 0; i < 8000; ++i) pasted += "浙江省杭州市西湖区文三路478号";
+  const auto p = parser_->parse(pasted);
+  ASSERT_TRUE(p.admin.district);
+  EXPECT_EQ(p.admin.district->name, "西湖区");
+  EXPECT_EQ(p.admin.city->name, "杭州市");
+  EXPECT_EQ(p.elements.back().end, 8000u * 16u);
+  std::string names = "浙江省杭州市";
+  for (int i = 0; i < 2000; ++i) names += i % 2 ? "朝阳区" : "鼓楼区";
+  const auto list = parser_->parse(names);
+  ASSERT_TRUE(list.admin.city);
+  EXPECT_EQ(list.admin.city->name, "杭州市");
+}
+
 }  // namespace
 }  // namespace geoalign::geo

@@ -1,8 +1,11 @@
 #include "geo/tagger_features.h"
 
 #include <algorithm>
+#include <functional>
+#include <queue>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 
 #include "backend/cpu/rank.h"
 #include "text/unicode.h"
@@ -115,8 +118,10 @@ std::vector<GazetteerMatch> find_matches(const std::u32string& chars, const Gaze
 }
 
 // Whether match m names again a place an earlier match already named: the same text, or
-// a division at or below one named before ("杭州市余杭区...杭州市余杭区", "浙江杭州...杭州").
-// Names shared by many places (城关镇) are left to the text comparison.
+// a division at or above one named before ("杭州市余杭区...杭州市余杭区", "浙江杭州...杭州").
+// Names shared by many places (城关镇) are left to the text comparison. An earlier match
+// counts once it has ended where m begins; what those matches named is kept in sets, so
+// that a long text (a line of addresses pasted together) costs time in proportion to it.
 std::vector<bool> find_repeats(const std::vector<GazetteerMatch>& matches, const std::u32string& chars,
                                const Gazetteer& gazetteer) {
   constexpr std::size_t kMaxDivisionsCompared = 4;
@@ -124,22 +129,27 @@ std::vector<bool> find_repeats(const std::vector<GazetteerMatch>& matches, const
   auto text_of = [&](const GazetteerMatch& m) {
     return std::u32string_view(chars).substr(m.begin, m.end - m.begin);
   };
+  std::unordered_set<std::u32string_view> texts_named;
+  std::unordered_set<std::int32_t> divisions_named;  // and every division above them
+  // Earlier matches not yet ended, soonest end first (matches come in order of begin).
+  using Pending = std::pair<std::size_t, std::size_t>;  // end, match
+  std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending;
   for (std::size_t m = 0; m < matches.size(); ++m) {
-    for (std::size_t e = 0; e < m && !repeats[m]; ++e) {
-      if (matches[e].end > matches[m].begin) continue;
-      if (text_of(matches[e]) == text_of(matches[m])) {
-        repeats[m] = true;
-        break;
-      }
-      if (matches[e].divisions.size() > kMaxDivisionsCompared || matches[m].divisions.size() > kMaxDivisionsCompared) {
-        continue;
-      }
-      for (const auto earlier : matches[e].divisions) {
-        for (const auto later : matches[m].divisions) {
-          if (gazetteer.is_ancestor_or_self(later, earlier)) repeats[m] = true;
+    while (!pending.empty() && pending.top().first <= matches[m].begin) {
+      const GazetteerMatch& e = matches[pending.top().second];
+      pending.pop();
+      texts_named.insert(text_of(e));
+      if (e.divisions.size() > kMaxDivisionsCompared) continue;
+      for (const auto d : e.divisions) {
+        for (std::int32_t a = d; a >= 0 && divisions_named.insert(a).second; a = gazetteer.division(a).parent) {
         }
       }
     }
+    repeats[m] = texts_named.count(text_of(matches[m])) > 0 ||
+                 (matches[m].divisions.size() <= kMaxDivisionsCompared &&
+                  std::any_of(matches[m].divisions.begin(), matches[m].divisions.end(),
+                              [&](std::int32_t d) { return divisions_named.count(d) > 0; }));
+    pending.emplace(matches[m].end, m);
   }
   return repeats;
 }
@@ -217,6 +227,19 @@ TokenFeatures extract_features(const std::vector<AddressToken>& tokens, const Ga
   if (historical && historical->empty()) historical = nullptr;
   const auto matches = find_matches(chars, gazetteer, historical);
   const auto repeats = find_repeats(matches, chars, gazetteer);
+  // The matches over each token, in match order: covering[covering_begin[u]...].
+  std::vector<std::size_t> covering_begin(n + 1, 0), covering;
+  for (const auto& m : matches) {
+    for (std::size_t u = m.begin; u < m.end; ++u) ++covering_begin[u + 1];
+  }
+  for (std::size_t u = 0; u < n; ++u) covering_begin[u + 1] += covering_begin[u];
+  covering.resize(covering_begin[n]);
+  {
+    std::vector<std::size_t> filled(covering_begin.begin(), covering_begin.end() - 1);
+    for (std::size_t m = 0; m < matches.size(); ++m) {
+      for (std::size_t u = matches[m].begin; u < matches[m].end; ++u) covering[filled[u]++] = m;
+    }
+  }
 
   static const HashPrefixes prefixes;
   TokenFeatures out;
@@ -259,9 +282,9 @@ TokenFeatures extract_features(const std::vector<AddressToken>& tokens, const Ga
     ids.push_back(FeatureHash(kKeywordPair).add(previous_keyword).add(key(i)).add(next_keyword).value());
 
     const GazetteerMatch* longest = nullptr;
-    for (std::size_t m = 0; m < matches.size(); ++m) {
+    for (std::size_t c = covering_begin[u]; c < covering_begin[u + 1]; ++c) {
+      const std::size_t m = covering[c];
       const GazetteerMatch& match = matches[m];
-      if (match.begin > u || match.end <= u) continue;
       if (!longest || match.end - match.begin > longest->end - longest->begin) longest = &match;
       const int position = position_in(match, u);
       for (unsigned level = 0; level < kNumAdminLevels; ++level) {
