@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "dedup/dedup_table.h"
 #include "dedup/pair_evaluation.h"
 #include "dedup/pair_scoring.h"
 #include "index/exact_neighbours.h"
@@ -88,6 +89,22 @@ TEST(Dedup, ClustersOnePlaceWrittenManyWaysAndKeepsOthersApart) {
   EXPECT_EQ(s.not_in_input, 1u);
   EXPECT_DOUBLE_EQ(s.f1(), 1.0);
   EXPECT_DOUBLE_EQ(s.candidate_recall(), 1.0);
+}
+
+// Rows 0, 2 and 3 are one address, row 1 another that links to it at 0.4.
+TEST(DedupTable, CopiesOfOneAddressAreEachOthersBestMatch) {
+  dedup::DedupResult r;
+  r.texts = {"杭州市文三路478号", "文三路478号"};
+  r.address_of_row = {0, 1, 0, 0};
+  r.cluster = {0, 1};
+  r.best_match = {1, 0};
+  r.best_link = {0.4f, 0.4f};
+  const dedup::DedupTable t = dedup::dedup_table(r);
+  EXPECT_EQ(t.best_match_row, (std::vector<std::int64_t>{2, 0, 0, 0}));
+  EXPECT_EQ(t.best_match_score, (std::vector<float>{1.0f, 0.4f, 1.0f, 1.0f}));
+  EXPECT_EQ(t.cluster_row, (std::vector<std::size_t>{0, 1, 0, 0}));
+  EXPECT_EQ(t.cluster_size, (std::vector<std::size_t>{3, 1, 3, 3}));
+  EXPECT_EQ(t.clusters, 2u);
 }
 
 TEST(ExactNeighbours, AgreeWithAPlainScanAndBreakTiesByRowNumber) {

@@ -131,7 +131,7 @@ class Index:
             k: hits per query.
             rerank: fused candidates rescored by the pair scorer; 0: none.
             candidates: candidates from each of the lexical and vector searches.
-            region: only hits in this province, city or district (``"北京市"``, ``"南山区"``).
+            region: only hits in this province, city or district (``"北京市"``, ``"深圳市南山区"``; ``"南山区"`` alone is ambiguous, an error).
             region_from_query: only hits in the query's own city, when it names one.
 
         Raises:

@@ -42,7 +42,7 @@ int run_search(int argc, char** argv, int first) {
              {"k", true, "results per query", "10"},
              {"rerank", true, "fused candidates rescored by the pair scorer, 0 = none", "50"},
              {"candidates", true, "candidates from each of the lexical and vector searches", "100"},
-             {"region", true, "only results in this province, city or district (北京市, 南山区)", ""},
+             {"region", true, "only results in this province, city or district (北京市, 深圳市南山区)", ""},
              {"region-from-query", false, "only results in the query's own city, when it names one", ""},
              {"head", true, "pair scorer: rerank (parses and trees, fast) or match (cross-encoder and match head, as score)", "rerank"},
              {"precision", true, "fp32, bf16, int8 or auto", "auto"},

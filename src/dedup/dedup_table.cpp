@@ -8,6 +8,7 @@ DedupTable dedup_table(const DedupResult& r) {
   DedupTable t;
   // Cluster numbers are address numbers (the cluster's smallest), so both fit one array.
   std::vector<std::size_t> first_row_of_cluster(addresses, kNone), rows_in_cluster(addresses, 0);
+  std::vector<std::size_t> second_row_of_address(addresses, kNone);
   t.first_row_of_address.assign(addresses, kNone);
   for (std::size_t i = 0; i < rows; ++i) {
     const std::uint32_t a = r.address_of_row[i], c = r.cluster[a];
@@ -16,7 +17,11 @@ DedupTable dedup_table(const DedupResult& r) {
       ++t.clusters;
     }
     ++rows_in_cluster[c];
-    if (t.first_row_of_address[a] == kNone) t.first_row_of_address[a] = i;
+    if (t.first_row_of_address[a] == kNone) {
+      t.first_row_of_address[a] = i;
+    } else if (second_row_of_address[a] == kNone) {
+      second_row_of_address[a] = i;
+    }
   }
   t.cluster_row.resize(rows);
   t.cluster_size.resize(rows);
@@ -26,8 +31,13 @@ DedupTable dedup_table(const DedupResult& r) {
     const std::uint32_t a = r.address_of_row[i], c = r.cluster[a];
     t.cluster_row[i] = first_row_of_cluster[c];
     t.cluster_size[i] = rows_in_cluster[c];
+    // Copies of one address match each other best: the later ones the first, the first
+    // the second.
     if (t.first_row_of_address[a] != i) {
       t.best_match_row[i] = static_cast<std::int64_t>(t.first_row_of_address[a]);
+      t.best_match_score[i] = 1.0f;
+    } else if (second_row_of_address[a] != kNone) {
+      t.best_match_row[i] = static_cast<std::int64_t>(second_row_of_address[a]);
       t.best_match_score[i] = 1.0f;
     } else if (r.best_match[a] >= 0) {
       t.best_match_row[i] = static_cast<std::int64_t>(t.first_row_of_address[static_cast<std::size_t>(r.best_match[a])]);

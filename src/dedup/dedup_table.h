@@ -16,7 +16,8 @@ struct DedupTable {
   std::vector<std::size_t> cluster_row;  // the first row of its cluster, whose id names the cluster
   std::vector<std::size_t> cluster_size;  // rows in its cluster
   // The row it matches best, -1 if none: for a row repeating an earlier row's address,
-  // that row (score 1); otherwise the first row of the address it links to most strongly.
+  // that row, and for the first of several rows of one address, the second (score 1);
+  // otherwise the first row of the address it links to most strongly.
   std::vector<std::int64_t> best_match_row;
   std::vector<float> best_match_score;
   // Per distinct address: its first row.
