@@ -9,6 +9,22 @@ from typing import Union
 Id = Union[str, int]
 
 
+def id_text(value: object) -> tuple[str | None, str | None]:
+    """A record id as str (ints, numpy's too, become str), or None and why it cannot be one:
+    not a str or int, empty, or not encodable as UTF-8."""
+    if isinstance(value, Integral) and not isinstance(value, bool):
+        return str(int(value)), None
+    if not isinstance(value, str):
+        return None, f"is not a str or int (got {type(value).__name__})"
+    if not value:
+        return None, "is empty"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as e:
+        return None, f"is not valid UTF-8: {e}"
+    return value, None
+
+
 def check_ids(ids: Iterable[Id] | None, count: int) -> list[str] | None:
     """One id per address, as str: ints (numpy's too) become str; None stays None.
 
@@ -22,20 +38,13 @@ def check_ids(ids: Iterable[Id] | None, count: int) -> list[str] | None:
     out: list[str] = []
     first_seen: dict[str, int] = {}
     for i, value in enumerate(ids):
-        if isinstance(value, Integral) and not isinstance(value, bool):
-            value = str(int(value))
-        elif not isinstance(value, str):
-            raise ValueError(f"ids[{i}] is not a str or int (got {type(value).__name__})")
-        if not value:
-            raise ValueError(f"ids[{i}] is empty")
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError as e:
-            raise ValueError(f"ids[{i}] is not valid UTF-8: {e}") from None
-        if value in first_seen:
-            raise ValueError(f"ids[{i}] {value!r} repeats ids[{first_seen[value]}]")
-        first_seen[value] = i
-        out.append(value)
+        text, why = id_text(value)
+        if why is not None:
+            raise ValueError(f"ids[{i}] {why}")
+        if text in first_seen:
+            raise ValueError(f"ids[{i}] {text!r} repeats ids[{first_seen[text]}]")
+        first_seen[text] = i
+        out.append(text)
     if len(out) != count:
         raise ValueError(f"{len(out)} ids for {count} addresses")
     return out

@@ -28,6 +28,7 @@ import dask
 import dask.dataframe as dd
 
 from . import _geoalign
+from ._inputs import id_text
 from ._models import model_dir
 
 __all__ = ["score", "dedup"]
@@ -118,15 +119,16 @@ def _check_on_error(on_error: str) -> None:
 
 
 def _bad_text(value: Any) -> Optional[str]:
-    """Why a cell cannot be an address, or None."""
+    """Why a cell cannot be an address, or None. Blank is the engine's blank: spaces of
+    any kind, and control and invisible characters (a zero-width space) too."""
     if not isinstance(value, str):
         return f"not a str (got {type(value).__name__})"
-    if not value.strip():
-        return "empty address"
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as e:
         return f"not valid UTF-8 ({e.reason} at character {e.start})"
+    if _geoalign.is_blank(value):
+        return "empty address"
     return None
 
 
@@ -203,12 +205,19 @@ def _normalize_partition(part: pd.DataFrame, column: str, id_column: Optional[st
     """Per row: its normalized text (None for a bad row), why it is bad, and its id."""
     values = list(part[column])
     errors: list[Optional[str]] = [_bad_text(v) for v in values]
+    ids = [str(label) for label in part.index]
+    if id_column:
+        ids = []
+        for i, value in enumerate(part[id_column]):
+            row_id, why = id_text(value)
+            ids.append(row_id)
+            if why is not None and errors[i] is None:
+                errors[i] = f"id {why}"
     good = [i for i, e in enumerate(errors) if e is None]
     texts: list[Optional[str]] = [None] * len(values)
     normalized, why = _dedup_model(engine).normalize([values[i] for i in good])
     for i, t, e in zip(good, normalized, why):
         texts[i], errors[i] = t, e
-    ids = [str(v) for v in (part[id_column] if id_column else part.index)]
     if on_error == "fail":
         for i, e in enumerate(errors):
             if e is not None:
@@ -216,16 +225,18 @@ def _normalize_partition(part: pd.DataFrame, column: str, id_column: Optional[st
     return texts, errors, ids
 
 
-def _distinct(parts: list[tuple[list, list, Optional[list]]], on_error: str) -> dict:
+def _distinct(parts: list[tuple[list, list, list]], on_error: str, ids_from_index: bool) -> dict:
     """Good rows numbered 0.. in order; their distinct texts in first-row order; ids.
 
     A row reusing an earlier row's id is bad too: it fails the job, or is skipped and
-    listed in "skipped" as (partition, position) -> reason.
+    listed in "skipped" as (partition, position) -> reason. Index labels that repeat fail
+    the job either way: they are the frame's flaw, not a row's, and skipping would leave
+    rows out of dedup that nothing is wrong with.
     """
     address_of_text: dict[str, int] = {}
     address_of_row: list[int] = []
     ids: list[str] = []
-    row_of_id: dict[str, int] = {}
+    where_of_id: dict[str, str] = {}
     skipped: dict[tuple[int, int], str] = {}
     good_per_part: list[int] = []
     for p, (texts, _errors, part_ids) in enumerate(parts):
@@ -234,13 +245,18 @@ def _distinct(parts: list[tuple[list, list, Optional[list]]], on_error: str) -> 
             if t is None:
                 continue
             row_id = part_ids[j]
-            if row_id in row_of_id:
-                why = f'id "{row_id}" already used on good row {row_of_id[row_id] + 1}'
+            if row_id in where_of_id and ids_from_index:
+                raise ValueError(
+                    f"partition {p}, row {j}: index label {row_id!r} repeats {where_of_id[row_id]}'s; without "
+                    "id_column rows are named by their index labels, which must be unique (dd.read_csv numbers "
+                    "every partition from 0): pass id_column")
+            if row_id in where_of_id:
+                why = f'id "{row_id}" already used by {where_of_id[row_id]}'
                 if on_error == "fail":
                     raise ValueError(f"partition {p}, row {j}: {why}")
                 skipped[(p, j)] = why
                 continue
-            row_of_id[row_id] = len(address_of_row)
+            where_of_id[row_id] = f"partition {p}, row {j}"
             ids.append(row_id)
             address_of_row.append(address_of_text.setdefault(t, len(address_of_text)))
         good_per_part.append(len(address_of_row) - before)
@@ -317,8 +333,10 @@ def dedup(ddf: dd.DataFrame, column: str = "address", *, id_column: Optional[str
 
     Returns the frame with ``cluster_id``, ``cluster_size``, ``best_match_id`` and
     ``best_match_score`` added: the columns and values of ``geoalign dedup`` on the same
-    rows (options as there). Ids are ``id_column``'s values, or row numbers from 1 like
-    the CLI's; ``cluster_id`` is the id of the cluster's first row.
+    rows (options as there). Ids are ``id_column``'s values, or the frame's index labels,
+    which must then be unique (``dd.read_csv`` numbers every partition from 0: pass
+    ``id_column`` there); ``cluster_id`` is the id of the cluster's first row. An id that
+    is not a str or int (NaN, None), empty, or repeated is a bad row.
 
     on_error: ``"fail"`` (a bad row, None or blank or not a str, fails the job naming it)
     or ``"skip"`` (the row is left out of dedup, keeps empty cluster columns, and an
@@ -349,7 +367,7 @@ def dedup(ddf: dd.DataFrame, column: str = "address", *, id_column: Optional[str
     parts = ddf.to_delayed()
     normalize = dask.delayed(_normalize_partition, pure=True)
     normalized = [normalize(p, column, id_column, engine, on_error) for p in parts]
-    distinct = dask.delayed(_distinct, pure=True)(normalized, on_error)
+    distinct = dask.delayed(_distinct, pure=True)(normalized, on_error, id_column is None)
     normalized, distinct = dask.persist(normalized, distinct)
     n, good_per_part, skipped = dask.compute(*(dask.delayed(f)(distinct) for f in (
         lambda d: len(d["texts"]), lambda d: d["good_per_part"], lambda d: d["skipped"])))

@@ -32,6 +32,17 @@ class MatchResult(NamedTuple):
     """Every label of the model with its probability."""
 
 
+def _column(frame: pd.DataFrame, name: str) -> pd.Series:
+    """The frame's column ``name``; a clear error where there is none or more than one (a
+    repeated name would make ``frame[name]`` a frame, whose column labels would be scored)."""
+    if name not in frame.columns:
+        raise ValueError(f"no column {name!r} in the frame (columns: {list(frame.columns)})")
+    values = frame[name]
+    if values.ndim == 2:
+        raise ValueError(f"column {name!r} appears {values.shape[1]} times in the frame")
+    return values
+
+
 class Matcher:
     """Scores Chinese address pairs and embeds addresses with a model folder.
 
@@ -110,7 +121,7 @@ class Matcher:
         ``score``, ``p_not_match``, ``p_partial_match`` and ``p_exact_match`` (float32).
         Raises ValueError as :meth:`score` does, ``pairs[i]`` being the i-th row.
         """
-        columns = self._matcher.score(zip(frame[addr1], frame[addr2]), batch_size)
+        columns = self._matcher.score(zip(_column(frame, addr1), _column(frame, addr2)), batch_size)
         labels = np.asarray(self._matcher.labels, dtype=object)
         return frame.assign(
             label=labels[columns["label_id"]],

@@ -70,6 +70,12 @@ def test_score_names_a_bad_row_or_reports_it(client):
     got = gdask.score(ddf, model=MODEL, on_error="skip").compute()
     assert len(got) == 3
     assert got["error"].tolist() == [None, "addr1: not a str (got NoneType)", "addr2: empty address"]
+    # Blank as the engine reads it: a zero-width space is no address either.
+    invisible = pairs.assign(addr2=["北京朝阳建国路88号", "\u200b", "\ufeff "])
+    skipped = gdask.score(dd.from_pandas(invisible, npartitions=1), model=MODEL, on_error="skip").compute()
+    assert skipped["error"].tolist()[2] == "addr2: empty address"
+    with pytest.raises(ValueError, match=r"row 12, column addr2: empty address"):
+        gdask.score(dd.from_pandas(invisible.iloc[[0, 2]], npartitions=1), model=MODEL).compute()
     assert got["label"].iloc[0] in ("exact_match", "partial_match", "not_match")
     assert got["label"].iloc[1:].isna().all() and got["score"].iloc[1:].isna().all()
 
@@ -100,6 +106,15 @@ def test_dedup_bad_rows_fail_naming_the_row_or_are_reported(client, cli, tmp_pat
         gdask.dedup(dd.from_pandas(frame.head(3), npartitions=2), id_column="id", model=MODEL).compute()
     with pytest.raises(ValueError, match=r'id "a" already used'):
         gdask.dedup(dd.from_pandas(frame.iloc[[0, 2, 3]], npartitions=2), id_column="id", model=MODEL).compute()
+    # Ids that are no ids are bad rows, named; index labels that repeat fail the job.
+    with pytest.raises(ValueError, match=r"row 1 \(id \"nan\"\): id is not a str or int \(got float\)"):
+        gdask.dedup(dd.from_pandas(pd.DataFrame({"id": ["a", np.nan], "address": ["杭州市文三路478号", "北京市海淀区"]}),
+                                   npartitions=1), id_column="id", model=MODEL).compute()
+    restarted = dd.concat([dd.from_pandas(frame.iloc[[0]].reset_index(drop=True), npartitions=1),
+                           dd.from_pandas(frame.iloc[[2]].reset_index(drop=True), npartitions=1)])
+    for on_error in ("fail", "skip"):
+        with pytest.raises(ValueError, match=r"index label '0' repeats partition 0, row 0's.*pass id_column"):
+            gdask.dedup(restarted, model=MODEL, on_error=on_error).compute()
     got = gdask.dedup(ddf, id_column="id", model=MODEL, on_error="skip").compute()
     assert len(got) == 5  # nothing dropped
     errors = got["error"].tolist()

@@ -63,6 +63,14 @@ def test_score_frame(cli, matcher):
     assert rows == cli_scores(cli, pairs)
 
 
+def test_score_frame_needs_each_column_once(matcher):
+    frame = pd.DataFrame([["北京市朝阳区", "x", "北京朝阳"]], columns=["addr1", "addr1", "addr2"])
+    with pytest.raises(ValueError, match="column 'addr1' appears 2 times"):
+        matcher.score_frame(frame)
+    with pytest.raises(ValueError, match="no column 'to' in the frame"):
+        matcher.score_frame(frame, "addr2", "to")
+
+
 def test_pair_input_forms(matcher):
     pairs = read_pairs()[:4]
     expected = matcher.score(pairs)
