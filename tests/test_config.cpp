@@ -49,6 +49,17 @@ TEST(ModelConfig, ErrorsNameTheField) {
   EXPECT_NE(load_error(c).find("not a multiple"), std::string::npos);
 
   c = base_config();
+  c.erase("id2label");
+  c["num_labels"] = 0;
+  EXPECT_NE(load_error(c).find("num_labels must be between 1 and 4096, got 0"), std::string::npos);
+  c["num_labels"] = 100000000000;
+  EXPECT_NE(load_error(c).find("num_labels must be between 1 and 4096"), std::string::npos);
+
+  c = base_config();
+  c["max_position_embeddings"] = 2;
+  EXPECT_NE(load_error(c).find("max_position_embeddings must be at least 3"), std::string::npos);
+
+  c = base_config();
   c["hidden_act"] = "swish";
   EXPECT_NE(load_error(c).find("swish"), std::string::npos);
 

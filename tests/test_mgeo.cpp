@@ -144,6 +144,19 @@ TEST(Mgeo, FusionLayerThatWouldRunAFusionLayerIsRejected) {
   EXPECT_TRUE(contains(e, "and 6 more")) << e;
 }
 
+// A plain BERT folder whose config.json carries fusion_layer: Hugging Face runs every
+// layer, so dropping some would answer wrong without a word.
+TEST(Mgeo, FusionLayerOnAPlainBertIsRefused) {
+  TempDir dir;
+  const auto folder = copy_fixture_model(dir, fixture_model());
+  edit_config(folder, [](auto& c) { c["fusion_layer"] = 1; });
+  const std::string e = load_error(folder);
+  EXPECT_TRUE(contains(e, "fusion_layer 1")) << e;
+  EXPECT_TRUE(contains(e, "not MGeo's")) << e;
+  edit_config(folder, [](auto& c) { c["fusion_layer"] = 2; });  // every layer: harmless
+  EXPECT_EQ(load_error(folder), "");
+}
+
 TEST(Mgeo, FusionLayerOutOfRangeIsRejected) {
   for (const nlohmann::json& value : {nlohmann::json(0), nlohmann::json(4), nlohmann::json(-1), nlohmann::json("2")}) {
     TempDir dir;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -545,6 +546,11 @@ TEST(TaggerFile, DamagedFilesGiveClearErrors) {
   std::string bad_label = good;
   bad_label.back() = static_cast<char>(200);
   expect_load_error(bad_label, "label out of range");
+  // A weight count whose implied size wraps around to the file's own.
+  std::string huge_count = good;
+  const std::uint64_t count = 3689348814743006604ull;
+  std::memcpy(huge_count.data() + 24, &count, sizeof count);  // Header::num_weights
+  expect_load_error(huge_count, "weights in a file of");
 }
 
 TEST(Conll, SplitTokensKeepTheirTagAndBadLinesNameTheirPlace) {

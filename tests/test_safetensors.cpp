@@ -127,6 +127,28 @@ TEST(Safetensors, MalformedHeaders) {
   expect_error_mentions(error_of(dir / "missing.safetensors"), "cannot open");
 }
 
+// What the safetensors library itself refuses: one tensor's bytes read as another's.
+TEST(Safetensors, OverlappingOrRepeatedTensorsAreRefused) {
+  TempDir dir;
+  auto with_header = [&](const std::string& header, std::size_t data_bytes) {
+    std::string out(8, '\0');
+    out[0] = static_cast<char>(header.size());
+    write_file(dir / "t.safetensors", out + header + std::string(data_bytes, '\0'));
+    return error_of(dir / "t.safetensors");
+  };
+  expect_error_mentions(with_header(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+                                    R"("b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})", 12),
+                        "tensors \"a\" and \"b\" overlap");
+  expect_error_mentions(with_header(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+                                    R"("a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", 8),
+                        "tensor \"a\" is listed twice");
+  // Adjacent ranges, gaps and empty tensors are fine.
+  EXPECT_EQ(with_header(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+                        R"("b":{"dtype":"F32","shape":[0],"data_offsets":[4,4]},)"
+                        R"("c":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}})", 12),
+            "");
+}
+
 TEST(Safetensors, MissingTensorIsNamed) {
   TempDir dir;
   write_file(dir / "t.safetensors", safetensors_bytes({{"w", f32_tensor({1}, {5})}}));

@@ -231,6 +231,12 @@ SequenceTagger SequenceTagger::load(const std::filesystem::path& file) {
                 std::to_string(kFeatureVersion) + "; retrain it with 'geoalign train-parser'");
   }
   if (h.num_labels != kNumLabels) throw Error(name + ": " + std::to_string(h.num_labels) + " labels, expected " + std::to_string(kNumLabels));
+  // Each weight takes five bytes: a count beyond the file's size is damage, and would
+  // overflow the size it implies.
+  if (h.num_weights > file_size) {
+    throw Error(name + ": the header claims " + std::to_string(h.num_weights) + " weights in a file of " +
+                std::to_string(file_size) + " bytes (corrupt)");
+  }
   const std::uint64_t expected = sizeof h + kTransitionCount * sizeof(float) + std::uint64_t{h.num_features} * 8 +
                                  (std::uint64_t{h.num_features} + 1) * 4 + h.num_weights * (sizeof(float) + 1);
   if (expected != file_size) {

@@ -93,6 +93,14 @@ void BertWeightReader::reject_unused(const BertConfig& config) const {
   // MGeo nests its text encoder one level down: (bert.)text_encoder. sits beside
   // (bert.)gis_encoder., gis2text. and gis_type. of its multi-modal backbone.
   const bool mgeo = ends_with(prefix_, "text_encoder.");
+  // fusion_layer is MGeo's alone: a plain BERT whose config.json carries it would run fewer
+  // layers than Hugging Face runs, and answer wrong without a word.
+  if (config.fusion_layer < config.num_hidden_layers && !mgeo) {
+    throw Error(file_.path().string() + ": config.json's fusion_layer " + std::to_string(config.fusion_layer) +
+                " would run only the layers below it, as MGeo's text encoder does, but this checkpoint is not "
+                "MGeo's (its encoder is not under text_encoder.): remove fusion_layer to run all " +
+                std::to_string(config.num_hidden_layers) + " layers, as Hugging Face does");
+  }
   const std::string parent = mgeo ? prefix_.substr(0, prefix_.size() - std::string("text_encoder.").size()) : std::string();
   for (const std::string& name : file_.names()) {
     std::optional<std::string> problem;

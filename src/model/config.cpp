@@ -7,6 +7,10 @@ namespace geoalign::model {
 
 namespace {
 
+// More classes than any address task has; a bound so that a stray num_labels cannot
+// allocate without end.
+constexpr std::int64_t kMaxLabels = 4096;
+
 ops::Activation parse_activation(const std::string& name, const std::string& where) {
   if (name == "gelu") return ops::Activation::Gelu;
   if (name == "gelu_new" || name == "gelu_pytorch_tanh") return ops::Activation::GeluTanh;
@@ -18,6 +22,10 @@ std::vector<std::string> parse_labels(const JsonFields& config) {
   if (!config.has("id2label")) {
     // Hugging Face's default for a classifier without id2label is two labels.
     const std::int64_t n = config.integer("num_labels", 2);
+    if (n < 1 || n > kMaxLabels) {
+      throw Error(config.where() + ": num_labels must be between 1 and " + std::to_string(kMaxLabels) + ", got " +
+                  std::to_string(n));
+    }
     std::vector<std::string> labels;
     for (std::int64_t i = 0; i < n; ++i) labels.push_back("LABEL_" + std::to_string(i));
     return labels;
@@ -65,6 +73,10 @@ BertConfig parse_bert(const JsonFields& c) {
   positive("intermediate_size", b.intermediate_size);
   positive("max_position_embeddings", b.max_position_embeddings);
   positive("type_vocab_size", b.type_vocab_size);
+  if (b.max_position_embeddings < 3) {
+    throw Error(c.where() + ": max_position_embeddings must be at least 3 ([CLS], a token, [SEP]), got " +
+                std::to_string(b.max_position_embeddings));
+  }
   // MGeo (ModelScope's modelscope/models/multi_modal/mgeo/backbone.py) runs its text
   // encoder in mode 'text': layers [0, fusion_layer) only.
   b.fusion_layer = c.integer("fusion_layer", b.num_hidden_layers);

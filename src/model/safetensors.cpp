@@ -5,8 +5,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
+#include <unordered_set>
+#include <utility>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "backend/cpu/bf16.h"
@@ -97,14 +101,25 @@ SafetensorsFile SafetensorsFile::open(const std::filesystem::path& path) {
   file.data_ = bytes + 8 + header_size;
 
   nlohmann::json header;
+  // nlohmann keeps the last of two equal keys; two entries for one tensor are damage.
+  std::unordered_set<std::string> tensor_names;
+  std::string repeated_name;
+  const auto note_repeats = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    if (event == nlohmann::json::parse_event_t::key && depth == 1 &&
+        !tensor_names.insert(parsed.get<std::string>()).second && repeated_name.empty()) {
+      repeated_name = parsed.get<std::string>();
+    }
+    return true;
+  };
   try {
-    header = nlohmann::json::parse(bytes + 8, bytes + 8 + header_size);
+    header = nlohmann::json::parse(bytes + 8, bytes + 8 + header_size, note_repeats);
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(where + ": header is not valid JSON (byte " + std::to_string(e.byte) + ")");
   } catch (const nlohmann::json::exception&) {  // e.g. a number too large for any type
     throw Error(where + ": header is not valid JSON (a value is out of range)");
   }
   if (!header.is_object()) throw Error(where + ": header is not a JSON object");
+  if (!repeated_name.empty()) throw Error(where + ": tensor \"" + repeated_name + "\" is listed twice in the header");
 
   for (const auto& [name, value] : header.items()) {
     if (name == "__metadata__") continue;
@@ -144,6 +159,18 @@ SafetensorsFile SafetensorsFile::open(const std::filesystem::path& path) {
                   shape_to_string(e.shape) + " of " + e.dtype + " (expected " + std::to_string(numel * elem) + ")");
     }
     file.entries_.emplace(name, std::move(e));
+  }
+  // Two tensors over the same bytes would load one tensor's values as the other's.
+  std::vector<std::pair<const std::string*, const TensorEntry*>> by_offset;
+  for (const auto& [name, e] : file.entries_) {
+    if (e.end > e.begin) by_offset.emplace_back(&name, &e);
+  }
+  std::sort(by_offset.begin(), by_offset.end(), [](const auto& a, const auto& b) { return a.second->begin < b.second->begin; });
+  for (std::size_t i = 1; i < by_offset.size(); ++i) {
+    if (by_offset[i].second->begin < by_offset[i - 1].second->end) {
+      throw Error(where + ": tensors \"" + *by_offset[i - 1].first + "\" and \"" + *by_offset[i].first +
+                  "\" overlap in the data section (corrupt header)");
+    }
   }
   return file;
 }
