@@ -57,6 +57,28 @@ TEST(ServeApi, StatusForEveryKindOfBadInput) {
   EXPECT_EQ(error_of(Endpoint::KServeInfer, R"({"inputs":[{"name":"addr1","datatype":"FP32","data":[1]}]})").status, 400);
 }
 
+// A shape must describe the data it comes with; inputs are named once, and only as the
+// model's metadata names them.
+TEST(ServeApi, KServeShapesAndNamesAreChecked) {
+  auto kserve = [](const std::string& inputs) { return error_of(Endpoint::KServeInfer, R"({"inputs":[)" + inputs + "]}"); };
+  const std::string b = R"({"name":"addr2","shape":[1],"data":["b"]})";
+  EXPECT_NE(kserve(R"({"name":"addr1","shape":[5],"data":["a"]},)" + b).message.find("has shape [5] and 1 strings"),
+            std::string::npos);
+  EXPECT_EQ(kserve(R"({"name":"addr1","shape":"x","data":["a"]},)" + b).status, 400);
+  EXPECT_EQ(kserve(R"({"name":"addr1","shape":[1,2],"data":["a"]},)" + b).status, 400);
+  EXPECT_EQ(kserve(R"({"name":"pairs","shape":[1],"data":["a","b","c","d"]})").status, 400);
+  EXPECT_EQ(kserve(R"({"name":"pairs","shape":[18446744073709551615,2],"data":["a","b"]})").status, 400);
+  EXPECT_NE(kserve(R"({"name":"address","data":["a"]},)" + b).message.find("no input \"address\""), std::string::npos);
+  EXPECT_NE(kserve(b + "," + b).message.find("given twice"), std::string::npos);
+  EXPECT_NE(kserve(R"({"name":"pairs","shape":[1,2],"data":["a","b"]},)" + b).message.find("not both"), std::string::npos);
+  // Rows of one string for shape [N, 1], as the metadata allows.
+  const auto rows = std::get<ParsedRequest>(parse_request(
+      Endpoint::KServeInfer,
+      R"({"inputs":[{"name":"addr1","shape":[2,1],"data":[["a"],["c"]]},{"name":"addr2","shape":[2],"data":["b","d"]}]})", 8));
+  EXPECT_EQ(rows.first, (std::vector<std::string>{"a", "c"}));
+  EXPECT_EQ(rows.second, (std::vector<std::string>{"b", "d"}));
+}
+
 TEST(ServeApi, ParsesSearchWithItsDefaults) {
   auto plain = std::get<ParsedRequest>(parse_request(Endpoint::Search, R"({"queries":["杭州","北京"]})", 8));
   EXPECT_EQ(plain.first, (std::vector<std::string>{"杭州", "北京"}));

@@ -346,6 +346,44 @@ TEST(ServeHttp, MalformedHttpGets400) {
   EXPECT_EQ(server.get("/v2/health/live").status, 200);
 }
 
+// HEAD answers with a GET's header and no body, so the next response on the connection
+// is framed right; 405 says what is allowed; a query string does not change the route.
+TEST(ServeHttp, HeadAllowAndQueryStrings) {
+  RunningServer server;
+  RawClient client(server.port());
+  client.send("HEAD /v2/health/live HTTP/1.1\r\nHost: x\r\n\r\nGET /v2/health/live HTTP/1.1\r\nHost: x\r\n\r\n");
+  int status = 0;
+  ASSERT_FALSE(client.read_header(status));
+  EXPECT_EQ(status, 200);
+  RawClient::Response next;
+  ASSERT_FALSE(client.read(next));
+  EXPECT_EQ(next.result_int(), 200);
+  EXPECT_EQ(next.body(), R"({"live":true})");
+  const auto post_to_get = server.post("/v2/health/live", "");
+  EXPECT_EQ(post_to_get.status, 405);
+  EXPECT_EQ(post_to_get.headers.at("allow"), "GET, HEAD");
+  EXPECT_EQ(server.get("/v1/match").headers.at("allow"), "POST");
+  EXPECT_EQ(server.get("/v2/health/live?probe=1").status, 200);
+  EXPECT_EQ(server.post("/v1/match?trace=1", match_body(1)).status, 200);
+}
+
+// A body over the limit gets its 413 even while the client is still sending it: the
+// server reads the rest and drops it instead of resetting the connection.
+TEST(ServeHttp, TooLargeBodyGets413WhileTheClientStillSends) {
+  ServerOptions options;
+  options.max_body_bytes = 4096;
+  RunningServer server({}, options);
+  const std::string body(4 * 1024 * 1024, ' ');
+  RawClient client(server.port());
+  client.send("POST /v1/match HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
+  RawClient::Response response;
+  ASSERT_FALSE(client.read(response));
+  EXPECT_EQ(response.result_int(), 413);
+  EXPECT_TRUE(client.closed_by_server());
+  EXPECT_NE(server.get("/metrics").body.find("geoalign_requests_total{endpoint=\"/v1/match\",code=\"413\"} 1"),
+            std::string::npos);
+}
+
 TEST(ServeHttp, LoadGeneratorDrivesTheServerWithoutErrors) {
   RunningServer server;
   const auto target = loadtest::Target::parse("http://127.0.0.1:" + std::to_string(server.port()) + "/v1/match");

@@ -149,6 +149,40 @@ std::optional<ApiError> take_outputs(const json& body, std::vector<KServeOutput>
   return std::nullopt;
 }
 
+// A KServe input's strings, flat or nested by row ([[a], [b]] for shape [N, 1]; [[a0, b0],
+// ...] for [N, 2]), checked against its "shape" where it gives one: `columns` is what the
+// second dimension must be, and a shape of one dimension is allowed only for 1.
+std::optional<ApiError> take_tensor(const json& input, const std::string& name, std::size_t columns,
+                                    std::vector<std::string>& values) {
+  const json& data = input["data"];
+  if (!data.empty() && data[0].is_array()) {
+    for (const json& row : data) {
+      if (!row.is_array() || row.size() != columns) {
+        return bad("\"" + name + "\" rows must hold " + std::to_string(columns) + (columns == 1 ? " string" : " strings"));
+      }
+      if (auto e = take_strings(row, name, values)) return *e;
+    }
+  } else if (auto e = take_strings(data, name, values)) {
+    return *e;
+  }
+  const std::string expected = columns == 1 ? "[N] or [N, 1]" : "[N, " + std::to_string(columns) + "]";
+  if (!input.contains("shape")) {
+    if (values.size() % columns != 0) return bad("\"" + name + "\" must have shape " + expected);
+    return std::nullopt;
+  }
+  const json& shape = input["shape"];
+  const bool well_formed = shape.is_array() && std::all_of(shape.begin(), shape.end(), [](const json& d) {
+    return d.is_number_unsigned();
+  });
+  const bool fits = well_formed && ((shape.size() == 1 && columns == 1) ||
+                                    (shape.size() == 2 && shape[1].get<std::uint64_t>() == columns));
+  if (!fits || values.size() % columns != 0 || shape[0].get<std::uint64_t>() != values.size() / columns) {
+    return bad("\"" + name + "\" has shape " + shape.dump() + " and " + std::to_string(values.size()) +
+               " strings; expected shape " + expected + " with N * " + std::to_string(columns) + " strings");
+  }
+  return std::nullopt;
+}
+
 // KServe v2: BYTES inputs "addr1" and "addr2" of shape [N] (or [N, 1]), or one input of
 // shape [N, 2] holding the pairs row by row.
 std::variant<ParsedRequest, ApiError> parse_kserve(const json& body, std::size_t max_items) {
@@ -169,34 +203,29 @@ std::variant<ParsedRequest, ApiError> parse_kserve(const json& body, std::size_t
     }
     if (input.contains("datatype") && input["datatype"] != "BYTES") return bad("inputs must have datatype BYTES");
     const std::string name = input["name"];
-    if (name == "addr1") addr1 = &input;
-    if (name == "addr2") addr2 = &input;
-    if (name == "pairs") pairs = &input;
+    const json** slot = name == "addr1" ? &addr1 : name == "addr2" ? &addr2 : name == "pairs" ? &pairs : nullptr;
+    if (slot == nullptr) return bad("no input \"" + name + "\"; the inputs are addr1 and addr2, or pairs");
+    if (*slot != nullptr) return bad("input \"" + name + "\" is given twice");
+    *slot = &input;
+  }
+  if (pairs != nullptr && (addr1 != nullptr || addr2 != nullptr)) {
+    return bad("give either \"pairs\" or \"addr1\" and \"addr2\", not both");
   }
   auto too_many = [&](std::size_t n) { return too_large(n, "pairs", max_items); };
   if (pairs != nullptr) {
-    const json& data = (*pairs)["data"];
-    // Data may come flat ([a0, b0, a1, b1, ...]) or nested ([[a0, b0], ...]).
     std::vector<std::string> values;
-    if (data.size() > 0 && data[0].is_array()) {
-      for (const json& row : data) {
-        if (!row.is_array() || row.size() != 2) return bad("\"pairs\" rows must hold two strings");
-        if (auto e = take_strings(row, "pairs", values)) return *e;
-      }
-    } else if (auto e = take_strings(data, "pairs", values)) {
-      return *e;
-    }
-    if (values.size() % 2 != 0) return bad("\"pairs\" must have shape [N, 2]");
+    if ((*pairs)["data"].size() / 2 > max_items) return too_many((*pairs)["data"].size() / 2);
+    if (auto e = take_tensor(*pairs, "pairs", 2, values)) return *e;
     if (values.size() / 2 > max_items) return too_many(values.size() / 2);
     for (std::size_t i = 0; i < values.size(); i += 2) {
       r.first.push_back(values[i]);
       r.second.push_back(values[i + 1]);
     }
   } else if (addr1 != nullptr && addr2 != nullptr) {
-    if ((*addr1)["data"].size() != (*addr2)["data"].size()) return bad("addr1 and addr2 must have the same length");
     if ((*addr1)["data"].size() > max_items) return too_many((*addr1)["data"].size());
-    if (auto e = take_strings((*addr1)["data"], "addr1", r.first)) return *e;
-    if (auto e = take_strings((*addr2)["data"], "addr2", r.second)) return *e;
+    if (auto e = take_tensor(*addr1, "addr1", 1, r.first)) return *e;
+    if (auto e = take_tensor(*addr2, "addr2", 1, r.second)) return *e;
+    if (r.first.size() != r.second.size()) return bad("addr1 and addr2 must have the same length");
   } else {
     return bad("expected BYTES inputs \"addr1\" and \"addr2\", or \"pairs\" of shape [N, 2]");
   }

@@ -86,6 +86,10 @@ struct Server::Impl {
 namespace {
 
 constexpr std::size_t kReadChunk = 16 * 1024;
+// How long, and how many bytes, a connection being closed after its answer waits for the
+// client to finish sending (see Session::linger).
+constexpr std::chrono::seconds kLinger{2};
+constexpr std::size_t kLingerBytes = 64 * 1024 * 1024;
 
 // Sets a tcp_stream deadline; a zero duration means none.
 void expire_after(beast::tcp_stream& stream, std::chrono::milliseconds d) {
@@ -131,6 +135,8 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_->body_limit(server_.options.max_body_bytes);
     parser_->header_limit(kMaxHeaderBytes);
     request_ = {};
+    target_ = "other";
+    head_only_ = false;
     if (buffer_.size() > 0) return read_header();  // a pipelined request is already here
     if (server_.draining) return close();
     phase_ = Phase::Idle;
@@ -175,7 +181,9 @@ class Session : public std::enable_shared_from_this<Session> {
     stream_.expires_never();
     if (ec == http::error::body_limit) {
       started_ = std::chrono::steady_clock::now();
-      target_ = "other";
+      const auto& header = parser_->get();
+      const Route* route = find_route(std::string_view(header.target().data(), header.target().size()));
+      target_ = route == nullptr ? "other" : route->metrics_label;
       keep_alive_ = false;
       return respond_error({413, "too_large",
                             "request body is larger than " + std::to_string(server_.options.max_body_bytes) + " bytes"});
@@ -195,6 +203,7 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     request_ = parser_->release();
     keep_alive_ = request_.keep_alive();
+    head_only_ = request_.method() == http::verb::head;
     phase_ = Phase::Busy;
     try {
       handle();
@@ -215,7 +224,10 @@ class Session : public std::enable_shared_from_this<Session> {
       return respond_error({404, "not_found", "/v1/parse needs a model with a parser (a match head naming one)"});
     }
     const auto method = request_.method_string();
-    if (std::string_view(method.data(), method.size()) != route->method) return not_allowed();
+    // HEAD is GET without the body (RFC 9110), for every GET route.
+    const bool allowed = std::string_view(method.data(), method.size()) == route->method ||
+                         (head_only_ && route->method == std::string_view("GET"));
+    if (!allowed) return not_allowed(*route);
     switch (route->id) {
       case RouteId::Live: return respond_json(http::status::ok, R"({"live":true})");
       case RouteId::Ready:
@@ -375,14 +387,18 @@ class Session : public std::enable_shared_from_this<Session> {
     respond_error({500, "internal", "internal error"});
   }
 
-  void not_allowed() { respond_error({405, "method_not_allowed", "method not allowed on this endpoint"}); }
-
   // Header fields beside the ones every response has.
   using Headers = std::vector<std::pair<std::string, std::string>>;
 
-  void respond_error(const ApiError& error, bool retry_after = false) {
-    respond(static_cast<http::status>(error.status), render_error(error), "application/json",
-            retry_after ? Headers{{"Retry-After", "1"}} : Headers{});
+  void not_allowed(const Route& route) {
+    const std::string allow = route.method == std::string_view("GET") ? "GET, HEAD" : std::string(route.method);
+    respond_error({405, "method_not_allowed", "method not allowed on this endpoint (allowed: " + allow + ")"}, false,
+                  {{"Allow", allow}});
+  }
+
+  void respond_error(const ApiError& error, bool retry_after = false, Headers headers = {}) {
+    if (retry_after) headers.emplace_back("Retry-After", "1");
+    respond(static_cast<http::status>(error.status), render_error(error), "application/json", headers);
   }
 
   void respond_json(http::status status, std::string body) { respond(status, std::move(body), "application/json"); }
@@ -399,13 +415,37 @@ class Session : public std::enable_shared_from_this<Session> {
     response->keep_alive(keep_alive_ && !server_.draining);
     response->body() = std::move(body);
     response->prepare_payload();
+    // A response to HEAD says how long the body would be, and sends none.
+    if (head_only_) response->body().clear();
     phase_ = Phase::Writing;
     expire_after(stream_, server_.options.write_timeout);
     http::async_write(stream_, *response, [self = shared_from_this(), response](beast::error_code ec, std::size_t) {
       self->stream_.expires_never();
       if (ec == beast::error::timeout) ++self->server_.metrics.write_timeouts;
-      if (ec || !response->keep_alive()) return self->close();
+      if (ec) return self->close();
+      if (!response->keep_alive()) return self->linger();
       self->read_request();
+    });
+  }
+
+  // Closes after an answer that ends the connection, but lets the client finish sending
+  // first: closing with its bytes unread makes the kernel reset the connection, and the
+  // client loses the answer (a 413 to a large body above all). Reads are discarded until
+  // the client closes, kLingerBytes have come or kLinger has passed.
+  void linger() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    phase_ = Phase::Writing;  // a drain closes it as it would a write
+    stream_.expires_after(kLinger);
+    discard(0);
+  }
+
+  void discard(std::size_t discarded) {
+    if (discarded > kLingerBytes) return close();
+    buffer_.consume(buffer_.size());
+    stream_.async_read_some(buffer_.prepare(kReadChunk), [self = shared_from_this(), discarded](beast::error_code ec, std::size_t n) {
+      if (ec) return self->close();  // the client closed, or the linger time is up
+      self->discard(discarded + n);
     });
   }
 
@@ -437,6 +477,7 @@ class Session : public std::enable_shared_from_this<Session> {
   const char* target_ = "other";
   Phase phase_ = Phase::Idle;
   bool keep_alive_ = true;
+  bool head_only_ = false;  // the request is HEAD: headers only in the answer
   bool open_ = true;
   bool watching_ = false;
   bool peer_finished_sending_ = false;

@@ -31,7 +31,8 @@ constexpr std::array kRoutes{
 std::span<const Route> routes() { return kRoutes; }
 
 const Route* find_route(std::string_view target) {
-  const auto it = std::find_if(kRoutes.begin(), kRoutes.end(), [&](const Route& r) { return r.path == target; });
+  const std::string_view path = target.substr(0, target.find('?'));  // no route takes a query
+  const auto it = std::find_if(kRoutes.begin(), kRoutes.end(), [&](const Route& r) { return r.path == path; });
   return it == kRoutes.end() ? nullptr : &*it;
 }
 

@@ -33,7 +33,7 @@ struct Route {
 };
 
 std::span<const Route> routes();
-// The route at exactly `target`, or null.
+// The route at `target` (its path: a query string is ignored), or null.
 const Route* find_route(std::string_view target);
 
 }  // namespace geoalign::serve
