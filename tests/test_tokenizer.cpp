@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -83,6 +84,25 @@ TEST(WordPieceTokenizer, VocabularyWithoutSpecialTokensIsAnError) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("[UNK]"), std::string::npos);
   }
+}
+
+// An extra newline at the end of vocab.txt adds no token (it would count against
+// config.json's vocab_size); a blank line inside keeps its place, as in Hugging Face.
+TEST(WordPieceTokenizer, BlankLinesAfterTheLastTokenAreNotTokens) {
+  testing::TempDir dir;
+  const std::string vocab = testing::read_file(fixture_model() / "vocab.txt");
+  testing::write_file(dir / "vocab.txt", vocab + "\n\r\n");
+  const auto plain = WordPieceTokenizer::from_file(fixture_model() / "vocab.txt", {});
+  EXPECT_EQ(WordPieceTokenizer::from_file(dir / "vocab.txt", {}).vocab_size(), plain.vocab_size());
+  testing::write_file(dir / "vocab.txt", "\n" + vocab);
+  EXPECT_EQ(WordPieceTokenizer::from_file(dir / "vocab.txt", {}).vocab_size(), plain.vocab_size() + 1);
+  // Lone CRs end lines, as Python's text mode reads them.
+  std::string old_mac = vocab;
+  std::replace(old_mac.begin(), old_mac.end(), '\n', '\r');
+  testing::write_file(dir / "vocab.txt", old_mac);
+  const auto cr = WordPieceTokenizer::from_file(dir / "vocab.txt", {});
+  EXPECT_EQ(cr.vocab_size(), plain.vocab_size());
+  EXPECT_EQ(cr.find("[SEP]"), plain.find("[SEP]"));
 }
 
 // Property: arbitrary valid text never crashes and always fits max_length.

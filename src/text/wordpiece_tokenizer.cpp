@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 
 #include "geoalign/error.h"
 #include "text/unicode.h"
@@ -64,18 +65,24 @@ std::int32_t WordPieceTokenizer::require_special(std::string_view token) const {
 WordPieceTokenizer WordPieceTokenizer::from_file(const std::filesystem::path& vocab_txt, TokenizerOptions options) {
   std::ifstream in(vocab_txt, std::ios::binary);
   if (!in) throw Error("cannot open vocabulary " + vocab_txt.string());
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) throw Error("cannot read vocabulary " + vocab_txt.string());
+  // Lines end as Python's text mode ends them (Hugging Face reads vocab.txt so): LF, CR LF
+  // or a lone CR.
   std::vector<std::string> tokens;
-  std::string line;
-  std::size_t line_no = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
+  for (std::size_t begin = 0; begin < text.size();) {
+    const std::size_t end = std::min(text.find_first_of("\r\n", begin), text.size());
+    std::string line = text.substr(begin, end - begin);
     if (const auto bad = find_invalid_utf8(line)) {
-      throw Error(vocab_txt.string() + ":" + std::to_string(line_no) + ": invalid UTF-8 at byte " +
+      throw Error(vocab_txt.string() + ":" + std::to_string(tokens.size() + 1) + ": invalid UTF-8 at byte " +
                   std::to_string(*bad));
     }
-    if (!line.empty() && line.back() == '\r') line.pop_back();  // Python reads vocab.txt in text mode
-    tokens.push_back(line);
+    tokens.push_back(std::move(line));
+    begin = end + (text.compare(end, 2, "\r\n") == 0 ? 2 : 1);
   }
+  // Blank lines after the last token (an editor's extra newline): Hugging Face gives them
+  // ids, but no text tokenizes to an empty token, so they only count against vocab_size.
+  while (!tokens.empty() && tokens.back().empty()) tokens.pop_back();
   if (tokens.empty()) throw Error("vocabulary " + vocab_txt.string() + " is empty");
   try {
     return WordPieceTokenizer(std::move(tokens), options);
