@@ -5,7 +5,8 @@ import struct
 import torch
 
 _DTYPES = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16, "I64": torch.int64,
-           "I32": torch.int32, "U8": torch.uint8, "I8": torch.int8, "BOOL": torch.bool, "F64": torch.float64}
+           "I32": torch.int32, "I16": torch.int16, "U8": torch.uint8, "I8": torch.int8, "BOOL": torch.bool,
+           "F64": torch.float64}
 _NAMES = {v: k for k, v in _DTYPES.items()}
 
 
@@ -13,7 +14,11 @@ def save(tensors, path, metadata=None):
     header, offset, blobs = {}, 0, []
     for name in sorted(tensors):
         t = tensors[name].detach().contiguous().cpu()
-        raw = t.view(torch.uint8).numpy().tobytes() if t.numel() else b""
+        if t.dtype not in _NAMES:
+            raise ValueError(f"tensor {name!r}: dtype {t.dtype} has no safetensors name here "
+                             f"({', '.join(str(d) for d in _NAMES)})")
+        # A 0-dim tensor cannot be viewed as bytes; its one element can.
+        raw = t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b""
         header[name] = {"dtype": _NAMES[t.dtype], "shape": list(t.shape), "data_offsets": [offset, offset + len(raw)]}
         offset += len(raw)
         blobs.append(raw)
