@@ -19,6 +19,21 @@ TEST(Args, ListSplitsAtCommasAndKeepsTheDefault) {
   EXPECT_EQ(parsed({"--sizes=a,b,c"}).list("sizes"), (std::vector<std::string>{"a", "b", "c"}));
 }
 
+// bench takes no file: `bench pairs.tsv` must not run on the built-in pairs as if asked to.
+TEST(Args, AWordBesidesOptionsIsRefusedWhereTheCommandTakesNone) {
+  try {
+    parsed({"--sizes", "8", "pairs.tsv"});
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("got \"pairs.tsv\""), std::string::npos) << e.what();
+  }
+  Args with_file("score", {}, "[FILE|-]");
+  std::string word = "pairs.tsv";
+  char* argv[] = {word.data()};
+  with_file.parse(1, argv, 0);
+  EXPECT_EQ(with_file.positional(), std::vector<std::string>{"pairs.tsv"});
+}
+
 TEST(Args, ListRejectsEmptyItemsNamingTheOption) {
   for (const char* bad : {"", "1,,4", "1,4,", ",1"}) {
     try {

@@ -152,6 +152,28 @@ using namespace geoalign::testing;
 // baseline attention kernel) they must give the answers the best kernels here give, for
 // every precision. Capped, bf16 takes its fallback (fp32 arithmetic on bf16 weights) and
 // int8 its 7-bit weights, so those two are compared within their rounding.
+// Option values that would hang a run, print figures of nothing, or be ignored are usage
+// errors (exit status 2) that name the option, before any work.
+TEST(CliOptions, ValuesOutOfRangeAndStrayWordsAreUsageErrors) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"loadtest --rate 1e99", "--rate must be"},
+      {"loadtest --rate nan", "--rate must be"},
+      {"loadtest --concurrency 1.5", "--concurrency must be whole numbers"},
+      {"loadtest --concurrency 0", "--concurrency must be"},
+      {"loadtest --duration 1e16", "--duration must look like"},
+      {"loadtest --warmup nan", "--warmup must look like"},
+      {"eval --data x.tsv --lcs-thresholds nan,nan", "--lcs-thresholds must be"},
+      {"eval --data x.tsv --lcs-thresholds 0.3,0.5,0.9", "--lcs-thresholds must be"},
+      {"profile pairs.tsv", "got \"pairs.tsv\""},
+      {"loadtest http://127.0.0.1:1/v1/match", "got \"http://127.0.0.1:1/v1/match\""},
+  };
+  for (const auto& [args, message] : cases) {
+    const auto r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
+  }
+}
+
 // A full disk must not pass for success: the run stops with the reason, exit status 1.
 TEST(CliScore, AFailedWriteToStandardOutputIsAnError) {
   if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full here";

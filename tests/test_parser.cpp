@@ -578,6 +578,19 @@ TEST(Conll, SplitTokensKeepTheirTagAndBadLinesNameTheirPlace) {
       Error);
 }
 
+// Line ends as the address readers take them, and spaces after a tag.
+TEST(Conll, LoneCarriageReturnsAndTrailingSpacesReadAsLinesAndNothing) {
+  for (const std::string text : {"宁 B-city\r波 I-city\r\r金 B-city \r华 I-city\t\r",
+                                 "宁 B-city\r\r\n波 I-city\r\n\r\n金 B-city\r\n华 I-city \n"}) {
+    std::istringstream in(text);
+    const auto data = read_conll(in, "x.txt");
+    ASSERT_EQ(data.size(), 2u) << text;
+    EXPECT_EQ(texts(data[0].tokens), (std::vector<std::string>{"宁", "波"}));
+    EXPECT_EQ(texts(data[1].tokens), (std::vector<std::string>{"金", "华"}));
+    EXPECT_EQ(data[1].line, 4u);
+  }
+}
+
 TEST(SpanScores, CountsAsConllevalDoes) {
   SpanScores s;
   s.add({{1, 0, 2}, {2, 2, 4}, {7, 4, 6}}, {{1, 0, 2}, {2, 2, 5}, {7, 5, 6}});

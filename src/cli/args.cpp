@@ -22,6 +22,11 @@ void Args::parse(int argc, char** argv, int first) {
   for (int i = first; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg.size() < 3 || arg.compare(0, 2, "--") != 0) {
+      // A command without positional arguments would otherwise run on its defaults and
+      // ignore what the user meant (`profile pairs.tsv` profiling the built-in pairs).
+      if (positional_help_.empty()) {
+        throw UsageError("takes no arguments besides options; got \"" + arg + "\" (options start with --)");
+      }
       positional_.push_back(arg);
       continue;
     }
@@ -76,6 +81,22 @@ double Args::real(const std::string& name, double min, double max) const {
     throw UsageError("--" + name + " must be a number from " + range.str() + ", got \"" + text + "\"");
   }
   return v;
+}
+
+std::vector<double> Args::reals(const std::string& name, double min, double max) const {
+  std::vector<double> out;
+  for (const std::string& item : list(name)) {
+    double v = 0;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (ec != std::errc() || end != item.data() + item.size() || !(v >= min && v <= max)) {
+      std::ostringstream range;
+      range << min << " to " << max;
+      throw UsageError("--" + name + " must be comma-separated numbers from " + range.str() + ", got \"" +
+                       value(name) + "\"");
+    }
+    out.push_back(v);
+  }
+  return out;
 }
 
 std::vector<std::string> Args::list(const std::string& name) const {

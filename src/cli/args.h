@@ -30,6 +30,8 @@ class Args {
   double real(const std::string& name, double min, double max) const;
   // The value split at commas; an empty value or an empty item ("1,,4", "1,4,") is a usage error.
   std::vector<std::string> list(const std::string& name) const;
+  // list(name), each item a number in [min, max] (nan, inf and trailing text refused).
+  std::vector<double> reals(const std::string& name, double min, double max) const;
   const std::vector<std::string>& positional() const { return positional_; }
   std::string usage() const;
 

@@ -79,10 +79,13 @@ int run_eval(int argc, char** argv, int first) {
   if (args.value("data").empty()) throw UsageError("--data FILE is required");
   const bool binary = args.flag("binary");
   eval::LcsThresholds thresholds;
-  if (std::sscanf(args.value("lcs-thresholds").c_str(), "%lf,%lf", &thresholds.partial, &thresholds.exact) != 2 ||
-      thresholds.partial > thresholds.exact) {
-    throw UsageError("--lcs-thresholds must be PARTIAL,EXACT with PARTIAL <= EXACT");
+  const std::vector<double> cut_offs = args.reals("lcs-thresholds", 0.0, 1.0);
+  if (cut_offs.size() != 2 || cut_offs[0] > cut_offs[1]) {
+    throw UsageError("--lcs-thresholds must be PARTIAL,EXACT from 0 to 1 with PARTIAL <= EXACT, got \"" +
+                     args.value("lcs-thresholds") + "\"");
   }
+  thresholds.partial = cut_offs[0];
+  thresholds.exact = cut_offs[1];
 
   std::ifstream in(args.value("data"), std::ios::binary);
   if (!in) throw Error("cannot open --data " + args.value("data"));

@@ -1,3 +1,5 @@
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -14,32 +16,33 @@ namespace geoalign::cli {
 
 namespace {
 
-std::vector<double> positive_numbers(const Args& args, const std::string& option) {
-  std::vector<double> out;
-  for (const std::string& item : args.list(option)) {
-    try {
-      std::size_t used = 0;
-      out.push_back(std::stod(item, &used));
-      if (used != item.size() || out.back() <= 0) throw std::invalid_argument(item);
-    } catch (const std::exception&) {
-      throw UsageError("--" + option + " must be a comma-separated list of positive numbers, got \"" +
-                       args.value(option) + "\"");
-    }
+// --concurrency's levels: whole numbers of clients.
+std::vector<std::size_t> client_counts(const Args& args) {
+  std::vector<std::size_t> out;
+  for (const double c : args.reals("concurrency", 1, 100000)) {
+    if (c != std::floor(c)) throw UsageError("--concurrency must be whole numbers of clients, got \"" + args.value("concurrency") + "\"");
+    out.push_back(static_cast<std::size_t>(c));
   }
   return out;
 }
 
-std::chrono::milliseconds parse_duration(const std::string& text) {
+// 10s, 500ms, 5m or a bare number of seconds; from `min` up to a day.
+std::chrono::milliseconds parse_duration(const std::string& option, const std::string& text,
+                                         std::chrono::milliseconds min) {
+  constexpr double kDayMs = 24.0 * 3600 * 1000;
+  double ms = std::nan("");
   try {
     std::size_t used = 0;
     const double value = std::stod(text, &used);
     const std::string unit = text.substr(used);
-    const double ms = unit == "ms" ? value : unit == "s" || unit.empty() ? value * 1000 : unit == "m" ? value * 60000 : -1;
-    if (ms <= 0) throw std::invalid_argument(text);
-    return std::chrono::milliseconds(static_cast<long>(ms));
+    ms = unit == "ms" ? value : unit == "s" || unit.empty() ? value * 1000 : unit == "m" ? value * 60000 : std::nan("");
   } catch (const std::exception&) {
-    throw UsageError("--duration must look like 10s, 500ms or 5m, got \"" + text + "\"");
   }
+  if (!(ms >= static_cast<double>(min.count()) && ms <= kDayMs) || ms != std::floor(ms)) {
+    throw UsageError("--" + option + " must look like 10s, 500ms or 5m, from " + std::to_string(min.count()) +
+                     " ms to a day in whole milliseconds, got \"" + text + "\"");
+  }
+  return std::chrono::milliseconds(static_cast<std::int64_t>(ms));
 }
 
 std::vector<std::string> request_bodies(const std::string& path, const std::string& url_path) {
@@ -50,7 +53,10 @@ std::vector<std::string> request_bodies(const std::string& path, const std::stri
   std::variant<PairRow, BadRow> row;
   while (reader.next(row)) {
     const auto* pair = std::get_if<PairRow>(&row);
-    if (pair == nullptr) continue;
+    if (const auto* bad = std::get_if<BadRow>(&row)) {  // sample data: said and left out
+      std::fprintf(stderr, "%s:%zu: %s (left out)\n", path.c_str(), bad->line, bad->reason.c_str());
+      continue;
+    }
     nlohmann::json body;
     if (url_path.find("/infer") != std::string::npos) {
       body = {{"inputs", {{{"name", "addr1"}, {"datatype", "BYTES"}, {"shape", {1}}, {"data", nlohmann::json::array({pair->a})}},
@@ -86,26 +92,26 @@ int run_loadtest(int argc, char** argv, int first) {
     return 0;
   }
   const auto target = loadtest::Target::parse(args.value("url"));
-  const auto bodies = request_bodies(args.value("input"), target.path);
   loadtest::LoadOptions base;
-  base.duration = parse_duration(args.value("duration"));
-  base.warmup = args.value("warmup") == "0" ? std::chrono::milliseconds(0) : parse_duration(args.value("warmup"));
+  base.duration = parse_duration("duration", args.value("duration"), std::chrono::milliseconds(1));
+  base.warmup = parse_duration("warmup", args.value("warmup"), std::chrono::milliseconds(0));
 
   std::vector<loadtest::LoadOptions> levels;
   if (!args.value("rate").empty()) {
-    for (double r : positive_numbers(args, "rate")) {
+    for (double r : args.reals("rate", 0.001, 1e6)) {
       auto o = base;
       o.rate = r;
       levels.push_back(o);
     }
   } else {
-    for (double c : positive_numbers(args, "concurrency")) {
+    for (const std::size_t c : client_counts(args)) {
       auto o = base;
-      o.concurrency = static_cast<std::size_t>(c);
+      o.concurrency = c;
       levels.push_back(o);
     }
   }
 
+  const auto bodies = request_bodies(args.value("input"), target.path);
   std::vector<loadtest::LevelResult> results;
   for (const auto& level : levels) {
     std::fprintf(stderr, "loadtest: %s %g for %.1f s ...\n", level.rate > 0 ? "rate" : "concurrency",
@@ -114,11 +120,15 @@ int run_loadtest(int argc, char** argv, int first) {
     results.push_back(loadtest::run_level(target, bodies, level));
   }
   std::cout << loadtest::format_table(results);
-  if (!args.value("csv").empty()) {
-    std::ofstream(args.value("csv")) << loadtest::format_csv(results);
-  }
+  const auto write = [](const std::string& path, const std::string& text) {
+    std::ofstream out(path);
+    if (!out) throw Error("cannot create " + path);
+    out << text;
+    if (!out.flush()) throw Error(path + ": write failed");
+  };
+  if (!args.value("csv").empty()) write(args.value("csv"), loadtest::format_csv(results));
   if (!args.value("chart").empty()) {
-    std::ofstream(args.value("chart")) << loadtest::render_svg_chart(results, "geoalign loadtest: " + args.value("url"));
+    write(args.value("chart"), loadtest::render_svg_chart(results, "geoalign loadtest: " + args.value("url")));
     std::fprintf(stderr, "loadtest: chart written to %s\n", args.value("chart").c_str());
   }
   return 0;

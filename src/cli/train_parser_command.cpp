@@ -33,17 +33,11 @@ int run_train_parser(int argc, char** argv, int first) {
     return 0;
   }
   if (args.value("train").empty() || args.value("out").empty()) throw UsageError("--train FILE and --out DIR are required");
-  const auto start = Clock::now();
-
-  const geo::Gazetteer gazetteer = geo::Gazetteer::load(args.value("gazetteer"));
-  const auto train = geo::read_conll_file(args.value("train"));
-  const auto dev = args.value("dev").empty() ? std::vector<geo::TaggedAddress>() : geo::read_conll_file(args.value("dev"));
-  std::vector<geo::TaggedSequence> sequences;
-  sequences.reserve(train.size());
-  for (const auto& address : train) sequences.push_back({geo::extract_features(address.tokens, gazetteer), address.labels});
-  std::fprintf(stderr, "%zu training addresses, %zu dev; features extracted in %.1f s\n", train.size(), dev.size(),
-               seconds_since(start));
-
+  // Everything that can be wrong with the options is found before the training, not after it.
+  const std::filesystem::path out = args.value("out");
+  if (std::filesystem::exists(out) && !std::filesystem::is_directory(out)) {
+    throw UsageError("--out " + out.string() + " exists and is not a folder");
+  }
   geo::TaggerTrainingOptions options;
   options.epochs = static_cast<int>(args.integer("epochs", 1, 1000));
   options.seed = static_cast<std::uint64_t>(args.integer("seed", 0, 1L << 62));
@@ -55,6 +49,17 @@ int run_train_parser(int argc, char** argv, int first) {
   }
   options.learning_rate = args.real("learning-rate", 1e-6, 100.0);
   options.prune = args.real("prune", 0.0, 1e6);
+  const auto start = Clock::now();
+
+  const geo::Gazetteer gazetteer = geo::Gazetteer::load(args.value("gazetteer"));
+  const auto train = geo::read_conll_file(args.value("train"));
+  const auto dev = args.value("dev").empty() ? std::vector<geo::TaggedAddress>() : geo::read_conll_file(args.value("dev"));
+  std::vector<geo::TaggedSequence> sequences;
+  sequences.reserve(train.size());
+  for (const auto& address : train) sequences.push_back({geo::extract_features(address.tokens, gazetteer), address.labels});
+  std::fprintf(stderr, "%zu training addresses, %zu dev; features extracted in %.1f s\n", train.size(), dev.size(),
+               seconds_since(start));
+
   options.on_epoch = [&](int epoch, const geo::SequenceTagger& tagger) {
     std::fprintf(stderr, "epoch %d/%d  %.1f s", epoch, options.epochs, seconds_since(start));
     if (!dev.empty()) std::fprintf(stderr, "  dev span F1 %.4f", geo::evaluate_tagger(dev, gazetteer, tagger).overall().f1());
@@ -62,7 +67,6 @@ int run_train_parser(int argc, char** argv, int first) {
   };
   const geo::SequenceTagger tagger = geo::train_tagger(sequences, options);
 
-  const std::filesystem::path out = args.value("out");
   std::filesystem::create_directories(out);
   tagger.save(out / geo::kTaggerFile);
   const std::filesystem::path gazetteer_copy = out / geo::kGazetteerFile;

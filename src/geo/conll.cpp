@@ -41,18 +41,15 @@ std::vector<TaggedAddress> read_conll(std::istream& in, const std::string& sourc
     }
     current = TaggedAddress{};
   };
-  while (std::getline(in, line)) {
+  auto read_line = [&] {
     ++line_number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
     const std::string where = source_name + ":" + std::to_string(line_number);
     if (const auto bad = text::find_invalid_utf8(line)) {
       throw Error(where + ": invalid UTF-8 at byte " + std::to_string(*bad + 1));
     }
+    line.erase(std::min(line.size(), line.find_last_not_of(" \t") + 1));  // spaces after the tag
     const auto first = line.find_first_not_of(" \t");
-    if (first == std::string::npos) {
-      finish();
-      continue;
-    }
+    if (first == std::string::npos) return finish();
     const auto split = line.find_last_of(" \t");
     if (split == std::string::npos || split < first) throw Error(where + ": expected \"token TAG\"");
     const std::string token = line.substr(first, line.find_last_not_of(" \t", split) + 1 - first);
@@ -60,6 +57,20 @@ std::vector<TaggedAddress> read_conll(std::istream& in, const std::string& sourc
     if (!tag) throw Error(where + ": unknown tag \"" + line.substr(split + 1) + "\"");
     if (current.tokens.empty() && current.text.empty()) current.line = line_number;
     append_token(current, token, *tag);
+  };
+  // Lines end with LF, CR LF (or CR CR LF, a CR LF file written again in text mode), or a
+  // lone CR, as old spreadsheet exports end them: there CR CR is a blank line between
+  // addresses.
+  std::string chunk;
+  while (std::getline(in, chunk)) {
+    while (!chunk.empty() && chunk.back() == '\r') chunk.pop_back();
+    for (std::size_t begin = 0;;) {
+      const std::size_t cr = chunk.find('\r', begin);
+      line = chunk.substr(begin, cr == std::string::npos ? std::string::npos : cr - begin);
+      read_line();
+      if (cr == std::string::npos) break;
+      begin = cr + 1;
+    }
   }
   if (in.bad()) throw Error(source_name + ": read error after line " + std::to_string(line_number));
   finish();

@@ -7,6 +7,21 @@ namespace geoalign::loadtest {
 
 namespace {
 
+// Text as XML character data: a URL's & or < must not end the document.
+std::string xml_escaped(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
 std::string format(const char* fmt, auto... args) {
   char buf[512];
   std::snprintf(buf, sizeof buf, fmt, args...);
@@ -62,7 +77,7 @@ std::string render_svg_chart(const std::vector<LevelResult>& levels, const std::
   std::string svg = format(R"svg(<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" font-family="sans-serif" font-size="12">)svg",
                            width, height);
   svg += format(R"svg(<rect width="100%%" height="100%%" fill="white"/><text x="%.0f" y="25" font-size="15" text-anchor="middle">%s</text>)svg",
-                width / 2, title.c_str());
+                width / 2, xml_escaped(title).c_str());
   svg += format(R"svg(<rect x="%.0f" y="%.0f" width="%.0f" height="%.0f" fill="none" stroke="#999"/>)svg", left, top, plot_w, plot_h);
   for (int k = 0; k <= 4; ++k) {
     const double frac = k / 4.0, yy = top + plot_h * (1 - frac);
@@ -82,7 +97,7 @@ std::string render_svg_chart(const std::vector<LevelResult>& levels, const std::
   svg += R"svg(<polyline fill="none" stroke="#d62728" stroke-width="2" stroke-dasharray="6 3" points=")svg" + p99_points + "\"/>";
   const bool open_loop = !levels.empty() && levels[0].rate > 0;
   svg += format(R"svg(<text x="%.0f" y="%.0f" text-anchor="middle">%s</text>)svg", left + plot_w / 2, height - 15,
-                open_loop ? "offered rate (requests/s)svg" : "concurrent clients");
+                open_loop ? "offered rate (requests/s)" : "concurrent clients");
   svg += format(R"svg(<text x="18" y="%.0f" fill="#1f77b4" transform="rotate(-90 18 %.0f)" text-anchor="middle">throughput (requests/s)</text>)svg",
                 top + plot_h / 2, top + plot_h / 2);
   svg += format(R"svg(<text x="%.0f" y="%.0f" fill="#d62728" transform="rotate(90 %.0f %.0f)" text-anchor="middle">p99 latency (ms)</text>)svg",
