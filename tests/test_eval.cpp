@@ -41,6 +41,12 @@ TEST(LcsBaseline, RatioOverTheLongerAddress) {
   EXPECT_EQ(lcs_label(0.9), 2);
   EXPECT_EQ(lcs_label(0.5), 1);
   EXPECT_EQ(lcs_label(0.1), 0);
+  // A line near the 1 MiB cap is compared by its first kMaxLcsChars characters.
+  std::string long_a, long_b;
+  for (std::size_t i = 0; i < 100000; ++i) long_a += "路";
+  long_b = long_a + "北京";
+  EXPECT_DOUBLE_EQ(lcs_ratio(long_a, long_b), 1.0);
+  EXPECT_DOUBLE_EQ(lcs_ratio("北京" + long_a, long_a), static_cast<double>(kMaxLcsChars - 2) / kMaxLcsChars);
 }
 
 }  // namespace

@@ -8,7 +8,9 @@
 namespace geoalign::eval {
 
 double lcs_ratio(std::string_view a, std::string_view b) {
-  const std::u32string x = text::decode_utf8(a), y = text::decode_utf8(b);
+  std::u32string x = text::decode_utf8(a), y = text::decode_utf8(b);
+  x.resize(std::min(x.size(), kMaxLcsChars));
+  y.resize(std::min(y.size(), kMaxLcsChars));
   if (x.empty() || y.empty()) return 0.0;
   std::vector<std::size_t> row(y.size() + 1, 0), next(y.size() + 1, 0);
   for (char32_t cx : x) {

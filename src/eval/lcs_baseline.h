@@ -1,12 +1,16 @@
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 
 namespace geoalign::eval {
 
 // The string-similarity baseline the field reports against: the longest common
 // subsequence of the two addresses (in code points) over the longer one's length,
-// cut by two thresholds into not / partial / exact.
+// cut by two thresholds into not / partial / exact. Addresses are compared by their first
+// kMaxLcsChars code points: the table grows with the product of the lengths, and a 1 MiB
+// row would take minutes (real addresses are under a hundred).
+constexpr std::size_t kMaxLcsChars = 4096;
 double lcs_ratio(std::string_view a, std::string_view b);
 
 struct LcsThresholds {
