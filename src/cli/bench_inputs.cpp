@@ -18,6 +18,8 @@ std::vector<AddressPair> read_valid_pairs(const std::string& path) {
     if (auto* pair = std::get_if<PairRow>(&row)) {
       pairs.push_back({std::move(pair->a), std::move(pair->b)});
     } else {
+      const auto& b = std::get<BadRow>(row);
+      std::fprintf(stderr, "%s:%zu: %s\n", path.c_str(), b.line, b.reason.c_str());
       ++bad;
     }
   }

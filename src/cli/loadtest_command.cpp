@@ -7,7 +7,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "cli/pair_reader.h"
+#include "cli/bench_inputs.h"
 #include "geoalign/error.h"
 #include "loadtest/load_generator.h"
 #include "loadtest/report.h"
@@ -46,29 +46,19 @@ std::chrono::milliseconds parse_duration(const std::string& option, const std::s
 }
 
 std::vector<std::string> request_bodies(const std::string& path, const std::string& url_path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open --input " + path);
-  PairReader reader(in, path);
   std::vector<std::string> bodies;
-  std::variant<PairRow, BadRow> row;
-  while (reader.next(row)) {
-    const auto* pair = std::get_if<PairRow>(&row);
-    if (const auto* bad = std::get_if<BadRow>(&row)) {  // sample data: said and left out
-      std::fprintf(stderr, "%s:%zu: %s (left out)\n", path.c_str(), bad->line, bad->reason.c_str());
-      continue;
-    }
+  for (const auto& pair : read_valid_pairs(path)) {
     nlohmann::json body;
     if (url_path.find("/infer") != std::string::npos) {
-      body = {{"inputs", {{{"name", "addr1"}, {"datatype", "BYTES"}, {"shape", {1}}, {"data", nlohmann::json::array({pair->a})}},
-                          {{"name", "addr2"}, {"datatype", "BYTES"}, {"shape", {1}}, {"data", nlohmann::json::array({pair->b})}}}}};
+      body = {{"inputs", {{{"name", "addr1"}, {"datatype", "BYTES"}, {"shape", {1}}, {"data", nlohmann::json::array({pair.a})}},
+                          {{"name", "addr2"}, {"datatype", "BYTES"}, {"shape", {1}}, {"data", nlohmann::json::array({pair.b})}}}}};
     } else if (url_path.find("/embed") != std::string::npos) {
-      body = {{"addresses", nlohmann::json::array({pair->a})}};
+      body = {{"addresses", nlohmann::json::array({pair.a})}};
     } else {
-      body = {{"pairs", nlohmann::json::array({nlohmann::json::array({pair->a, pair->b})})}};
+      body = {{"pairs", nlohmann::json::array({nlohmann::json::array({pair.a, pair.b})})}};
     }
     bodies.push_back(body.dump());
   }
-  if (bodies.empty()) throw Error(path + " holds no valid pairs");
   return bodies;
 }
 
