@@ -133,5 +133,38 @@ TEST(ModelConfig, ReadsGeoalignSettingsAndTokenizerConfig) {
   EXPECT_EQ(m.tokenizer.strip_accents, true);
 }
 
+// Tokenizer settings geoalign does not follow are refused, not ignored: Hugging Face
+// would tokenize by them and answer differently.
+TEST(ModelConfig, TokenizerSettingsItCannotFollowAreRefused) {
+  TempDir dir;
+  write_file(dir / "config.json", base_config().dump());
+  auto error = [&] {
+    try {
+      load_model_config(dir.path());
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  // BertTokenizer's defaults, as strings or AddedToken objects, load.
+  write_file(dir / "tokenizer_config.json",
+             R"({"unk_token": {"content": "[UNK]", "lstrip": false}, "cls_token": "[CLS]", "never_split": null})");
+  write_file(dir / "special_tokens_map.json", R"({"sep_token": "[SEP]", "pad_token": "[PAD]", "mask_token": "[MASK]"})");
+  write_file(dir / "added_tokens.json", "{}");
+  EXPECT_EQ(error(), "");
+  write_file(dir / "tokenizer_config.json", R"({"unk_token": "<unk>"})");
+  EXPECT_NE(error().find("tokenizer_config.json: unk_token \"<unk>\" is not supported"), std::string::npos) << error();
+  write_file(dir / "tokenizer_config.json", R"({"do_basic_tokenize": false})");
+  EXPECT_NE(error().find("do_basic_tokenize false"), std::string::npos) << error();
+  write_file(dir / "tokenizer_config.json", R"({"never_split": ["北京"]})");
+  EXPECT_NE(error().find("never_split"), std::string::npos) << error();
+  write_file(dir / "tokenizer_config.json", "{}");
+  write_file(dir / "special_tokens_map.json", R"({"cls_token": {"content": "<s>"}})");
+  EXPECT_NE(error().find("special_tokens_map.json: cls_token \"<s>\""), std::string::npos) << error();
+  write_file(dir / "special_tokens_map.json", "{}");
+  write_file(dir / "added_tokens.json", R"({"[ADDR]": 3490})");
+  EXPECT_NE(error().find("added_tokens.json: added tokens are not supported"), std::string::npos) << error();
+}
+
 }  // namespace
 }  // namespace geoalign::model

@@ -121,14 +121,50 @@ GeoalignSettings parse_settings(const JsonFields& config, const BertConfig& bert
   return s;
 }
 
-text::TokenizerOptions parse_tokenizer(const std::filesystem::path& path) {
+// BertTokenizer's special tokens, as geoalign's tokenizer writes them.
+constexpr std::pair<const char*, const char*> kSpecialTokens[] = {
+    {"unk_token", "[UNK]"}, {"sep_token", "[SEP]"}, {"pad_token", "[PAD]"}, {"cls_token", "[CLS]"}, {"mask_token", "[MASK]"}};
+
+// Refuses special tokens other than BertTokenizer's defaults in a tokenizer file (as a
+// string, or an AddedToken object's "content"): Hugging Face would tokenize with them,
+// and geoalign, which does not, would answer differently without a word.
+void refuse_other_special_tokens(const nlohmann::json& json, const std::string& where) {
+  for (const auto& [key, default_token] : kSpecialTokens) {
+    if (!json.contains(key) || json[key].is_null()) continue;
+    const nlohmann::json& token = json[key].is_object() && json[key].contains("content") ? json[key]["content"] : json[key];
+    if (!token.is_string() || token.get<std::string>() != default_token) {
+      throw Error(where + ": " + key + " " + token.dump() + " is not supported; geoalign tokenizes with " + default_token);
+    }
+  }
+}
+
+text::TokenizerOptions parse_tokenizer(const std::filesystem::path& model_dir) {
   text::TokenizerOptions t;
-  if (!std::filesystem::exists(path)) return t;
-  const nlohmann::json json = read_json_file(path);
-  const JsonFields f(json, path.string());
-  t.do_lower_case = f.boolean("do_lower_case", t.do_lower_case);
-  t.tokenize_chinese_chars = f.boolean("tokenize_chinese_chars", t.tokenize_chinese_chars);
-  if (f.has("strip_accents")) t.strip_accents = f.boolean("strip_accents", false);
+  const auto path = model_dir / "tokenizer_config.json";
+  if (std::filesystem::exists(path)) {
+    const nlohmann::json json = read_json_file(path);
+    const JsonFields f(json, path.string());
+    t.do_lower_case = f.boolean("do_lower_case", t.do_lower_case);
+    t.tokenize_chinese_chars = f.boolean("tokenize_chinese_chars", t.tokenize_chinese_chars);
+    if (f.has("strip_accents")) t.strip_accents = f.boolean("strip_accents", false);
+    if (!f.boolean("do_basic_tokenize", true)) {
+      throw Error(path.string() + ": do_basic_tokenize false is not supported; geoalign always splits text as "
+                  "BertTokenizer's basic tokenizer does");
+    }
+    if (f.has("never_split") && !f.raw("never_split").is_null() && !f.raw("never_split").empty()) {
+      throw Error(path.string() + ": never_split is not supported");
+    }
+    refuse_other_special_tokens(json, path.string());
+  }
+  if (const auto map = model_dir / "special_tokens_map.json"; std::filesystem::exists(map)) {
+    refuse_other_special_tokens(read_json_file(map), map.string());
+  }
+  if (const auto added = model_dir / "added_tokens.json"; std::filesystem::exists(added)) {
+    const nlohmann::json tokens = read_json_file(added);
+    if (!tokens.is_object() || !tokens.empty()) {
+      throw Error(added.string() + ": added tokens are not supported (geoalign tokenizes with vocab.txt alone)");
+    }
+  }
   return t;
 }
 
@@ -144,7 +180,7 @@ ModelConfig load_model_config(const std::filesystem::path& model_dir) {
   ModelConfig config;
   config.bert = parse_bert(fields);
   config.settings = parse_settings(fields, config.bert);
-  config.tokenizer = parse_tokenizer(model_dir / "tokenizer_config.json");
+  config.tokenizer = parse_tokenizer(model_dir);
   return config;
 }
 
