@@ -27,6 +27,7 @@ TEST(Args, AWordBesidesOptionsIsRefusedWhereTheCommandTakesNone) {
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("got \"pairs.tsv\""), std::string::npos) << e.what();
   }
+  EXPECT_TRUE(parsed({"-h"}).flag("help"));
   Args with_file("score", {}, "[FILE|-]");
   std::string word = "pairs.tsv";
   char* argv[] = {word.data()};

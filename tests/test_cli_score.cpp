@@ -148,10 +148,6 @@ namespace {
 
 using namespace geoalign::testing;
 
-// oneDNN and geoalign's own kernels pick their code by CPU; capped at SSE4.1 (and the
-// baseline attention kernel) they must give the answers the best kernels here give, for
-// every precision. Capped, bf16 takes its fallback (fp32 arithmetic on bf16 weights) and
-// int8 its 7-bit weights, so those two are compared within their rounding.
 // Option values that would hang a run, print figures of nothing, or be ignored are usage
 // errors (exit status 2) that name the option, before any work.
 TEST(CliOptions, ValuesOutOfRangeAndStrayWordsAreUsageErrors) {
@@ -162,6 +158,7 @@ TEST(CliOptions, ValuesOutOfRangeAndStrayWordsAreUsageErrors) {
       {"loadtest --concurrency 0", "--concurrency must be"},
       {"loadtest --duration 1e16", "--duration must look like"},
       {"loadtest --warmup nan", "--warmup must look like"},
+      {"loadtest --duration 1.0005s", "--duration must look like"},
       {"eval --data x.tsv --lcs-thresholds nan,nan", "--lcs-thresholds must be"},
       {"eval --data x.tsv --lcs-thresholds 0.3,0.5,0.9", "--lcs-thresholds must be"},
       {"profile pairs.tsv", "got \"pairs.tsv\""},
@@ -187,6 +184,10 @@ TEST(CliScore, AFailedWriteToStandardOutputIsAnError) {
   EXPECT_NE(parse.err.find("standard output: write failed"), std::string::npos) << parse.err;
 }
 
+// oneDNN and geoalign's own kernels pick their code by CPU; capped at SSE4.1 (and the
+// baseline attention kernel) they must give the answers the best kernels here give, for
+// every precision. Capped, bf16 takes its fallback (fp32 arithmetic on bf16 weights) and
+// int8 its 7-bit weights, so those two are compared within their rounding.
 TEST(CliScore, EveryOneDnnIsaAgrees) {
   TempDir dir;
   write_file(dir / "in.tsv", "北京市朝阳区建国路88号\t北京朝阳建国路88号\n上海\t广州\n杭州市西湖区文三路90号\t文三路90号\n");

@@ -314,6 +314,14 @@ TEST(CliDedup, BadLinesAreReportedAndEitherStopOrAreSkipped) {
   EXPECT_EQ(labels.exit_code, 1);
   EXPECT_NE(labels.err.find("labels.tsv:2: unknown label \"yes\""), std::string::npos) << labels.err;
   EXPECT_TRUE(labels.out.empty()) << labels.out;
+  // A line without an id is named by its line number, which line 1 has taken as its id.
+  write_file(dir / "numbered.tsv", "2\t杭州市文三路478号\n上海市浦东新区\n北京市海淀区\n");
+  const auto taken = run_cli("dedup" + model + " --input " + (dir / "numbered.tsv").string());
+  EXPECT_EQ(taken.exit_code, 1);
+  EXPECT_NE(taken.err.find("numbered.tsv:2: its line number is another line's id"), std::string::npos) << taken.err;
+  const auto taken_skipped = run_cli("dedup --on-error skip" + model + " --input " + (dir / "numbered.tsv").string());
+  ASSERT_EQ(taken_skipped.exit_code, 0) << taken_skipped.err;
+  EXPECT_EQ(lines(taken_skipped.out).size(), 3u);  // header, 2, 3
   write_file(dir / "empty.tsv", "");
   const auto empty = run_cli("dedup" + model + " --input " + (dir / "empty.tsv").string());
   EXPECT_EQ(empty.exit_code, 1);

@@ -21,6 +21,10 @@ const Args::Option& Args::find(const std::string& name) const {
 void Args::parse(int argc, char** argv, int first) {
   for (int i = first; i < argc; ++i) {
     const std::string arg = argv[i];
+    if (arg == "-h") {
+      values_["help"] = "1";
+      continue;
+    }
     if (arg.size() < 3 || arg.compare(0, 2, "--") != 0) {
       // A command without positional arguments would otherwise run on its defaults and
       // ignore what the user meant (`profile pairs.tsv` profiling the built-in pairs).

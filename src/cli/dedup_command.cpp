@@ -134,15 +134,21 @@ int run_dedup(int argc, char** argv, int first) {
   if (rows.empty()) throw Error(args.value("input") + ": no addresses to deduplicate");
   std::vector<std::string> ids, texts;
   {
+    // A line without an id is named by its line number, which no line's id may be.
+    BadRows bad_rows(args.value("on-error"), "dedup", input_name(args.value("input")));
     std::unordered_set<std::string> given;
     for (const auto& row : rows) given.insert(row.id);
-    for (const auto& row : rows) {
+    for (auto& row : rows) {
       std::string id = row.id.empty() ? std::to_string(row.line) : row.id;
-      if (row.id.empty() && given.count(id)) throw Error(args.value("input") + ":" + std::to_string(row.line) +
-                                                         ": its line number is another line's id; give every line an id");
+      if (row.id.empty() && given.count(id)) {
+        bad_rows.report(row.line, "its line number is another line's id; give every line an id");
+        continue;
+      }
       ids.push_back(std::move(id));
       texts.push_back(std::move(row.text));
     }
+    bad_rows.summarize();
+    if (ids.empty()) throw Error(args.value("input") + ": no addresses to deduplicate");
   }
   // Labels are read before the long work, so that a bad label file fails at once.
   std::vector<dedup::LabelledPair> labelled;

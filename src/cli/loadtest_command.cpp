@@ -38,11 +38,13 @@ std::chrono::milliseconds parse_duration(const std::string& option, const std::s
     ms = unit == "ms" ? value : unit == "s" || unit.empty() ? value * 1000 : unit == "m" ? value * 60000 : std::nan("");
   } catch (const std::exception&) {
   }
-  if (!(ms >= static_cast<double>(min.count()) && ms <= kDayMs) || ms != std::floor(ms)) {
+  // 1.005s is 1004.9999999999999 ms in binary: whole milliseconds up to rounding.
+  const double whole = std::round(ms);
+  if (!(whole >= static_cast<double>(min.count()) && whole <= kDayMs) || std::abs(ms - whole) > 1e-6) {
     throw UsageError("--" + option + " must look like 10s, 500ms or 5m, from " + std::to_string(min.count()) +
                      " ms to a day in whole milliseconds, got \"" + text + "\"");
   }
-  return std::chrono::milliseconds(static_cast<std::int64_t>(ms));
+  return std::chrono::milliseconds(static_cast<std::int64_t>(whole));
 }
 
 std::vector<std::string> request_bodies(const std::string& path, const std::string& url_path) {

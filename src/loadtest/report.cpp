@@ -76,8 +76,10 @@ std::string render_svg_chart(const std::vector<LevelResult>& levels, const std::
 
   std::string svg = format(R"svg(<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" font-family="sans-serif" font-size="12">)svg",
                            width, height);
-  svg += format(R"svg(<rect width="100%%" height="100%%" fill="white"/><text x="%.0f" y="25" font-size="15" text-anchor="middle">%s</text>)svg",
-                width / 2, xml_escaped(title).c_str());
+  // The title is appended whole: format's buffer would cut a long URL, maybe inside an entity.
+  svg += format(R"svg(<rect width="100%%" height="100%%" fill="white"/><text x="%.0f" y="25" font-size="15" text-anchor="middle">)svg",
+                width / 2) +
+         xml_escaped(title) + "</text>";
   svg += format(R"svg(<rect x="%.0f" y="%.0f" width="%.0f" height="%.0f" fill="none" stroke="#999"/>)svg", left, top, plot_w, plot_h);
   for (int k = 0; k <= 4; ++k) {
     const double frac = k / 4.0, yy = top + plot_h * (1 - frac);

@@ -214,7 +214,9 @@ std::variant<ParsedRequest, ApiError> parse_kserve(const json& body, std::size_t
   auto too_many = [&](std::size_t n) { return too_large(n, "pairs", max_items); };
   if (pairs != nullptr) {
     std::vector<std::string> values;
-    if ((*pairs)["data"].size() / 2 > max_items) return too_many((*pairs)["data"].size() / 2);
+    const json& data = (*pairs)["data"];
+    const std::size_t rows = !data.empty() && data[0].is_array() ? data.size() : data.size() / 2;
+    if (rows > max_items) return too_many(rows);  // before reading a huge request's strings
     if (auto e = take_tensor(*pairs, "pairs", 2, values)) return *e;
     if (values.size() / 2 > max_items) return too_many(values.size() / 2);
     for (std::size_t i = 0; i < values.size(); i += 2) {

@@ -433,6 +433,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // client loses the answer (a 413 to a large body above all). Reads are discarded until
   // the client closes, kLingerBytes have come or kLinger has passed.
   void linger() {
+    if (server_.draining) return close();  // shutting down: the deadline is for answers, not for this
     beast::error_code ignored;
     stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
     phase_ = Phase::Writing;  // a drain closes it as it would a write
