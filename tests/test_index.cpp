@@ -119,8 +119,29 @@ TEST(VectorIndex, FindsEachVectorFirstAndSurvivesAWriteAndRead) {
     EXPECT_EQ(hits[0].record, i);
     EXPECT_NEAR(hits[0].score, 1.0f, 1e-4f);
   }
-  const auto odd = back.search({rows.data(), dim}, 5, 50, [](std::uint32_t r) { return r % 2 == 1; });
+  // Limited to some records: a few are compared exactly (the true nearest, whatever the
+  // graph would have found); for many, the graph finds k of them.
+  std::vector<std::uint32_t> odd_records, three_records = {5, 150, 299};
+  for (std::uint32_t r = 1; r < n; r += 2) odd_records.push_back(r);
+  const auto odd = back.search({rows.data(), dim}, 5, 50, &odd_records);
+  ASSERT_EQ(odd.size(), 5u);
   for (const auto& h : odd) EXPECT_EQ(h.record % 2, 1u);
+  const auto three = back.search({rows.data() + 150 * dim, dim}, 5, 50, &three_records);
+  ASSERT_EQ(three.size(), 3u);
+  EXPECT_EQ(three[0].record, 150u);
+  for (std::size_t i = 1; i < three.size(); ++i) EXPECT_GE(three[i - 1].score, three[i].score);
+  const std::vector<std::uint32_t> none;
+  EXPECT_TRUE(back.search({rows.data(), dim}, 5, 50, &none).empty());
+  index::VectorIndex::Options graph_walk;
+  graph_walk.exact_limit = 10;
+  index::VectorIndex walked(dim, graph_walk);
+  walked.add(rows);
+  for (std::size_t i = 1; i < n; i += 38) {
+    const auto hits = walked.search({rows.data() + i * dim, dim}, 5, 50, &odd_records);
+    ASSERT_EQ(hits.size(), 5u);
+    EXPECT_EQ(hits[0].record, i);
+    for (const auto& h : hits) EXPECT_EQ(h.record % 2, 1u);
+  }
   EXPECT_NE(error_of([&] { index::VectorIndex::read(dir / "v.hnsw", dim, n + 1); }).find("holds 300 vectors"), std::string::npos);
 }
 
@@ -190,6 +211,28 @@ TEST_F(AddressIndexTest, SearchFindsTheSamePlaceWrittenDifferently) {
   EXPECT_FALSE(in_beijing[0].empty());
   for (const auto& hit : in_beijing[0]) EXPECT_EQ(ix.adcode(hit.record).substr(0, 2), "11");
   EXPECT_THROW(searcher.region_code("不存在的地方"), Error);
+}
+
+TEST_F(AddressIndexTest, ARegionNameIsReadAsADivisionBeforeATown) {
+  const auto ix = build(kRecords);
+  const index::Searcher searcher(ix, *model_);
+  EXPECT_EQ(searcher.region_code("北京"), "11");
+  EXPECT_EQ(searcher.region_code("深圳市南山区"), "440305");
+  // 通州 alone parses as 通州镇 in Guizhou; as a region it is one of two districts.
+  try {
+    searcher.region_code("通州");
+    ADD_FAILURE() << "通州 should be ambiguous";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("110112"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("320612"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(searcher.region_code("北京市通州"), "110112");
+  EXPECT_EQ(searcher.region_code("海淀"), "110108");  // not 海淀街道, the street inside it
+  EXPECT_THROW(searcher.region_code("西湖"), Error);  // 杭州's or 南昌's
+  EXPECT_THROW(searcher.region_code("南山区"), Error);
+  // A former district split in two is either of them, not the city above both.
+  EXPECT_THROW(searcher.region_code("江干区"), Error);
+  EXPECT_EQ(searcher.region_code("杭州市下城区"), "330105");  // merged into 拱墅区
 }
 
 TEST_F(AddressIndexTest, SavesReopensAndAppends) {

@@ -118,6 +118,11 @@ class AddressParser {
   ParsedAddress complete(std::string_view utf8, std::vector<AddressElement> elements,
                          const ParseOptions& options = {}) const;
 
+  // The provinces, cities and districts whose full or short name is `name`, each as its
+  // chain, province first: 通州 gives 北京市 通州区 and 江苏省 南通市 通州区, 北京 gives 北京市.
+  // Only today's divisions, and only a whole name: empty for 北京市通州 or 江干区.
+  std::vector<std::vector<AdminDivision>> divisions_named(std::string_view name) const;
+
   struct Impl;
 
  private:

@@ -118,4 +118,17 @@ ParsedAddress AddressParser::complete(std::string_view utf8, std::vector<Address
   return out;
 }
 
+std::vector<std::vector<AdminDivision>> AddressParser::divisions_named(std::string_view name) const {
+  const geo::Gazetteer& g = impl_->gazetteer;
+  std::vector<std::vector<AdminDivision>> out;
+  for (const std::int32_t d : g.lookup(text::decode_utf8(name))) {
+    if (g.division(d).level == geo::AdminLevel::Town || g.division(d).placeholder) continue;
+    std::vector<AdminDivision>& chain = out.emplace_back();
+    for (const std::int32_t a : g.chain(d)) {
+      if (!g.division(a).placeholder) chain.push_back({g.division(a).name, g.division(a).code, false});
+    }
+  }
+  return out;
+}
+
 }  // namespace geoalign

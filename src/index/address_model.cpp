@@ -50,15 +50,20 @@ std::optional<float> AddressModel::link_threshold(std::string_view rule) const {
 
 std::string AddressModel::normalize(std::string_view raw) const { return scorer_.folder().normalizer.normalize(raw); }
 
-Address AddressModel::prepare(std::string_view normalized) const {
+const match::PairComparer& AddressModel::comparer() const {
   if (!comparer_) throw Error("this model folder has no parser (its match_head.json names one); search and dedup need it");
-  return {std::string(normalized), comparer_->parse(normalized)};
+  return *comparer_;
+}
+
+Address AddressModel::prepare(std::string_view normalized) const {
+  return {std::string(normalized), comparer().parse(normalized)};
 }
 
 Address AddressModel::complete(std::string_view normalized, std::vector<AddressElement> elements) const {
-  if (!comparer_) throw Error("this model folder has no parser (its match_head.json names one); search and dedup need it");
-  return {std::string(normalized), comparer_->complete(normalized, std::move(elements))};
+  return {std::string(normalized), comparer().complete(normalized, std::move(elements))};
 }
+
+const AddressParser& AddressModel::parser() const { return comparer().parser(); }
 
 std::vector<Address> AddressModel::prepare_all(std::span<const std::string> normalized,
                                                const std::function<void(std::size_t)>& on_done,

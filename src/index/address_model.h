@@ -44,6 +44,8 @@ class AddressModel {
                                    const std::function<void(std::size_t)>& on_done = {},
                                    std::span<const char> only = {}) const;
   bool can_parse() const { return comparer_ != nullptr; }
+  // Throws Error if the folder has no parser.
+  const AddressParser& parser() const;
   // prepare() from the elements an earlier prepare() of this text found (an index stores
   // them): the tagger, most of a parse's cost, does not run again.
   Address complete(std::string_view normalized, std::vector<AddressElement> elements) const;
@@ -67,6 +69,7 @@ class AddressModel {
 
  private:
   AddressModel(model::ModelFolder folder, const std::filesystem::path& dir, bool use_rerank);
+  const match::PairComparer& comparer() const;  // throws Error if the folder has no parser
   runtime::PairScorer scorer_;
   std::shared_ptr<const match::MatchHead> rerank_;
   const match::PairComparer* comparer_ = nullptr;

@@ -1,6 +1,8 @@
 #include "index/searcher.h"
 
 #include <algorithm>
+#include <mutex>
+#include <optional>
 #include <unordered_map>
 
 #include "backend/cpu/parallel.h"
@@ -15,25 +17,107 @@ constexpr float kFusionK = 60.0f;
 std::string city_prefix(const std::string& adcode) { return adcode.size() >= 4 ? adcode.substr(0, 4) : adcode; }
 }  // namespace
 
-std::string Searcher::region_code(std::string_view name) const {
-  const AdminChain admin = model_.prepare(model_.normalize(name)).parsed.admin;
-  if (admin.ambiguous) {
-    // 北京市 alone also reads as 北京街道, a town in Guangzhou; a region is a province,
-    // city or district (codes of at most 6 digits), so only such readings count.
-    std::vector<std::string> regions;
-    for (const auto& c : admin.candidates) {
-      const std::string code = c.substr(0, c.find(' '));
-      if (code.size() <= 6) regions.push_back(code);
-    }
-    if (regions.size() == 1) return regions[0];
-    std::string all;
-    for (const auto& c : admin.candidates) all += (all.empty() ? "" : "; ") + c;
-    throw Error("region \"" + std::string(name) + "\" is ambiguous (" + all + "); name its province or city too");
+namespace {
+// A reading as AdminChain::candidates writes one: "code name/name/...".
+struct Region {
+  std::string code, reading;
+};
+
+// The readings of an ambiguous chain that are regions: a province, city or district
+// (codes of at most 6 digits). 北京市 alone also reads as 北京街道, a town in Guangzhou,
+// which no one means by a region.
+std::vector<Region> region_readings(const AdminChain& admin) {
+  std::vector<Region> out;
+  for (const auto& c : admin.candidates) {
+    std::string code = c.substr(0, c.find(' '));
+    if (code.size() <= 6) out.push_back({std::move(code), c});
   }
-  if (admin.adcode.empty()) throw Error("region \"" + std::string(name) + "\" is not a known province, city or district");
-  // Codes are 2 digits per province, city and district level, then 3 for the town.
+  return out;
+}
+
+// A name by itself is read as the divisions it names (a bare 通州 is 北京's or 南通's
+// district, where the tagger, reading it as an address, finds 通州镇 in Guizhou). Of a
+// province and the city it names too (北京), the province covers the other.
+std::vector<Region> named_divisions(const AddressParser& parser, std::string_view name) {
+  std::vector<Region> found;
+  for (const auto& chain : parser.divisions_named(name)) {
+    std::string names;
+    for (const auto& d : chain) names += (names.empty() ? "" : "/") + d.name;
+    found.push_back({chain.back().code, chain.back().code + " " + names});
+  }
+  std::ranges::sort(found, {}, &Region::code);
+  std::vector<Region> coarsest;
+  for (auto& r : found) {
+    if (coarsest.empty() || !r.code.starts_with(coarsest.back().code)) coarsest.push_back(std::move(r));
+  }
+  return coarsest;
+}
+
+// A former division split between several (江干区: 上城区 or 钱塘区) leaves the chain above
+// them; as a region that would be the whole city, so its successors are the readings.
+std::vector<Region> split_successors(const AdminChain& admin) {
+  std::vector<Region> out;
+  for (const auto& h : admin.historical) {
+    if (h.now_codes.size() < 2 || admin.adcode.size() >= h.now_codes[0].size()) continue;
+    for (std::size_t i = 0; i < h.now.size(); ++i) out.push_back({h.now_codes[i], h.now_codes[i] + " " + h.now[i]});
+  }
+  return out;
+}
+
+// Codes are 2 digits per province, city and district level, then 3 for the town.
+std::string chain_code(const AdminChain& admin) {
   const std::size_t digits = admin.town ? admin.adcode.size() : admin.district ? 6 : admin.city ? 4 : 2;
   return admin.adcode.substr(0, std::min(digits, admin.adcode.size()));
+}
+}  // namespace
+
+struct Searcher::RegionRecords {
+  std::mutex mutex;
+  std::size_t index_size = 0;  // the lists below are of an index this size (add() appends)
+  std::unordered_map<std::string, std::shared_ptr<const std::vector<std::uint32_t>>> lists;
+};
+
+Searcher::Searcher(const AddressIndex& index, const AddressModel& model)
+    : index_(index), model_(model), regions_(std::make_unique<RegionRecords>()) {}
+Searcher::Searcher(Searcher&&) noexcept = default;
+Searcher::~Searcher() = default;
+
+std::shared_ptr<const std::vector<std::uint32_t>> Searcher::records_in(const std::string& region) const {
+  const std::lock_guard lock(regions_->mutex);
+  if (regions_->index_size != index_.size()) {
+    regions_->lists.clear();
+    regions_->index_size = index_.size();
+  }
+  auto& list = regions_->lists[region];
+  if (!list) {
+    auto records = std::make_shared<std::vector<std::uint32_t>>();
+    for (std::size_t r = 0; r < index_.size(); ++r) {
+      if (index_.adcode(r).starts_with(region)) records->push_back(static_cast<std::uint32_t>(r));
+    }
+    list = std::move(records);
+  }
+  return list;
+}
+
+std::string Searcher::region_code(std::string_view name) const {
+  const std::string normalized = model_.normalize(name);
+  std::vector<Region> regions = named_divisions(model_.parser(), normalized);
+  std::optional<AdminChain> admin;
+  std::string hint = "name its province or city too";
+  if (regions.empty()) {
+    admin = model_.prepare(normalized).parsed.admin;
+    regions = admin->ambiguous ? region_readings(*admin) : split_successors(*admin);
+    if (!admin->ambiguous) hint = "it was split between these; name the one meant";
+  }
+  if (regions.size() == 1) return regions[0].code;
+  if (regions.size() > 1) {
+    std::string all;
+    for (const auto& r : regions) all += (all.empty() ? "" : "; ") + r.reading;
+    throw Error("region \"" + std::string(name) + "\" is ambiguous (" + all + "); " + hint);
+  }
+  if (admin->ambiguous || admin->adcode.empty())
+    throw Error("region \"" + std::string(name) + "\" is not a known province, city or district");
+  return chain_code(*admin);
 }
 
 Address Searcher::prepare(std::string_view query) const { return model_.prepare(model_.normalize(query)); }
@@ -77,10 +161,14 @@ std::vector<SearchHit> Searcher::search_one(const Address& query, std::span<cons
   std::string region = options.region;
   if (options.region_from_query && region.empty()) region = city_prefix(query.parsed.admin.adcode);
   RecordFilter filter;
-  if (!region.empty()) filter = [&](std::uint32_t r) { return index_.adcode(r).starts_with(region); };
+  std::shared_ptr<const std::vector<std::uint32_t>> in_region;
+  if (!region.empty()) {
+    in_region = records_in(region);
+    filter = [&](std::uint32_t r) { return std::binary_search(in_region->begin(), in_region->end(), r); };
+  }
   const std::size_t pool = std::max({options.candidates, options.rerank, options.k});
   const std::vector<Hit> lexical = index_.lexical().search(query.text, pool, filter);
-  const std::vector<Hit> dense = index_.vectors().search(vector, pool, std::max<std::size_t>(pool, 64), filter);
+  const std::vector<Hit> dense = index_.vectors().search(vector, pool, std::max<std::size_t>(pool, 64), in_region.get());
   std::unordered_map<std::uint32_t, float> fused;
   for (const auto* list : {&lexical, &dense}) {
     for (std::size_t rank = 0; rank < list->size(); ++rank) fused[(*list)[rank].record] += 1.0f / (kFusionK + static_cast<float>(rank + 1));

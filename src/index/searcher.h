@@ -1,5 +1,6 @@
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -42,7 +43,9 @@ struct SearchHit {
 // text with the index's model, then search_one.
 class Searcher {
  public:
-  Searcher(const AddressIndex& index, const AddressModel& model) : index_(index), model_(model) {}
+  Searcher(const AddressIndex& index, const AddressModel& model);
+  Searcher(Searcher&&) noexcept;
+  ~Searcher();
 
   // One result list per query, in query order. Throws Error naming the query on bad input.
   std::vector<std::vector<SearchHit>> search(std::span<const std::string> queries, const SearchOptions& options) const;
@@ -59,8 +62,13 @@ class Searcher {
   const AddressIndex& index() const { return index_; }
 
  private:
+  // The records whose adcode starts with `region`, in order; found once per region.
+  std::shared_ptr<const std::vector<std::uint32_t>> records_in(const std::string& region) const;
+
   const AddressIndex& index_;
   const AddressModel& model_;
+  struct RegionRecords;
+  std::unique_ptr<RegionRecords> regions_;
 };
 
 }  // namespace geoalign::index

@@ -72,24 +72,40 @@ void VectorIndex::add(std::span<const float> rows, const std::function<void(std:
 }
 
 std::vector<Hit> VectorIndex::search(std::span<const float> query, std::size_t k, std::size_t candidates,
-                                     const RecordFilter& filter) const {
+                                     const std::vector<std::uint32_t>* only) const {
   if (query.size() != dim_) throw Error("vector index: query has " + std::to_string(query.size()) + " dimensions, not " +
                                         std::to_string(dim_));
   const std::size_t n = size();
-  if (n == 0 || k == 0) return {};
-  // hnswlib 0.6 cannot filter inside the graph: fetch more and filter after.
-  const std::size_t fetch = std::min(n, filter ? std::max(k * 10, candidates) : k);
+  if (n == 0 || k == 0 || (only && only->empty())) return {};
+  auto& hnsw = *graph_->hnsw;
   std::vector<Hit> hits;
+  const auto better = [](const Hit& a, const Hit& b) { return a.score != b.score ? a.score > b.score : a.record < b.record; };
+  if (only && only->size() <= options_.exact_limit) {
+    hits.reserve(only->size());
+    for (const std::uint32_t r : *only) {
+      const float distance = hnsw.fstdistfunc_(query.data(), hnsw.getDataByInternalId(hnsw.label_lookup_.at(r)),
+                                               hnsw.dist_func_param_);
+      hits.push_back({r, 1.0f - distance});
+    }
+    const std::size_t keep = std::min(k, hits.size());
+    std::partial_sort(hits.begin(), hits.begin() + static_cast<std::ptrdiff_t>(keep), hits.end(), better);
+    hits.resize(keep);
+    return hits;
+  }
+  // hnswlib 0.6 cannot filter inside the graph: ask for enough neighbours that about 2k
+  // of them lie in `only`, and drop the rest.
+  std::size_t fetch = k;
+  if (only) fetch = std::min(n, std::max({k * 10, candidates, (2 * k * n + only->size() - 1) / only->size()}));
   {
     // setEf is per index, not per query: a search names its own by passing it through
     // searchKnn's heap size instead.
-    auto result = graph_->hnsw->searchKnn(query.data(), std::max(fetch, candidates));
+    auto result = hnsw.searchKnn(query.data(), std::max(fetch, candidates));
     hits.reserve(result.size());
     while (!result.empty()) {
       const auto [distance, label] = result.top();
       result.pop();
       const auto r = static_cast<std::uint32_t>(label);
-      if (!filter || filter(r)) hits.push_back({r, 1.0f - distance});
+      if (!only || std::binary_search(only->begin(), only->end(), r)) hits.push_back({r, 1.0f - distance});
     }
   }
   std::reverse(hits.begin(), hits.end());

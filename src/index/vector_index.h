@@ -19,6 +19,10 @@ class VectorIndex {
   struct Options {
     std::size_t links = 16;              // M: graph degree
     std::size_t build_candidates = 200;  // ef_construction
+    // A search limited to at most this many records compares them one by one: 65,536 dot
+    // products of 256 floats take a few milliseconds, about what a graph walk that found
+    // them would cost. Not stored with the graph.
+    std::size_t exact_limit = 65536;
   };
 
   VectorIndex(std::size_t dim, Options options);
@@ -30,8 +34,10 @@ class VectorIndex {
   // `on_added` (may be empty) is told how many have been added so far, from any thread.
   void add(std::span<const float> rows, const std::function<void(std::size_t)>& on_added = {});
   // The k nearest records (score = inner product), best first. `candidates` is HNSW's ef.
+  // With `only` (sorted record numbers), just those: up to Options::exact_limit are compared
+  // one by one, exactly; for more, the graph is asked for enough neighbours that k of them are likely among them.
   std::vector<Hit> search(std::span<const float> query, std::size_t k, std::size_t candidates,
-                          const RecordFilter& filter = {}) const;
+                          const std::vector<std::uint32_t>* only = nullptr) const;
   std::size_t size() const;
   std::size_t dim() const { return dim_; }
 
