@@ -131,7 +131,6 @@ int run_dedup(int argc, char** argv, int first) {
   Progress progress("dedup", "addresses");
   const auto model = index::AddressModel::load(args.value("model"), parse_precision(args.value("precision")), args.value("head"));
   std::vector<AddressRow> rows = read_address_file(args.value("input"), args.value("on-error"), "dedup", model.get());
-  if (rows.empty()) throw Error(args.value("input") + ": no addresses to deduplicate");
   std::vector<std::string> ids, texts;
   {
     // A line without an id is named by its line number, which no line's id may be.

@@ -2,6 +2,7 @@
 
 #include "geoalign/error.h"
 #include "model/json_file.h"
+#include "text/wordpiece_tokenizer.h"
 
 namespace geoalign::model {
 
@@ -121,19 +122,16 @@ GeoalignSettings parse_settings(const JsonFields& config, const BertConfig& bert
   return s;
 }
 
-// BertTokenizer's special tokens, as geoalign's tokenizer writes them.
-constexpr std::pair<const char*, const char*> kSpecialTokens[] = {
-    {"unk_token", "[UNK]"}, {"sep_token", "[SEP]"}, {"pad_token", "[PAD]"}, {"cls_token", "[CLS]"}, {"mask_token", "[MASK]"}};
-
 // Refuses special tokens other than BertTokenizer's defaults in a tokenizer file (as a
 // string, or an AddedToken object's "content"): Hugging Face would tokenize with them,
 // and geoalign, which does not, would answer differently without a word.
 void refuse_other_special_tokens(const nlohmann::json& json, const std::string& where) {
-  for (const auto& [key, default_token] : kSpecialTokens) {
+  for (const auto& [config_key, default_token] : text::kSpecialTokens) {
+    const std::string key(config_key);
     if (!json.contains(key) || json[key].is_null()) continue;
     const nlohmann::json& token = json[key].is_object() && json[key].contains("content") ? json[key]["content"] : json[key];
     if (!token.is_string() || token.get<std::string>() != default_token) {
-      throw Error(where + ": " + key + " " + token.dump() + " is not supported; geoalign tokenizes with " + default_token);
+      throw Error(where + ": " + key + " " + token.dump() + " is not supported; geoalign tokenizes with " + std::string(default_token));
     }
   }
 }

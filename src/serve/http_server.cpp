@@ -188,6 +188,13 @@ class Session : public std::enable_shared_from_this<Session> {
       return respond_error({413, "too_large",
                             "request body is larger than " + std::to_string(server_.options.max_body_bytes) + " bytes"});
     }
+    if (ec == http::error::header_limit) {
+      started_ = std::chrono::steady_clock::now();
+      target_ = "other";  // the request line may be cut off: no route is known
+      keep_alive_ = false;
+      return respond_error({431, "headers_too_large",
+                            "request headers are larger than " + std::to_string(kMaxHeaderBytes) + " bytes"});
+    }
     if (ec == beast::error::timeout) {
       ++server_.metrics.read_timeouts;
       return close();  // the stream closed the socket: nothing can be answered

@@ -12,7 +12,6 @@ namespace geoalign::text {
 
 namespace {
 
-constexpr std::string_view kSpecialTokens[] = {"[UNK]", "[SEP]", "[PAD]", "[CLS]", "[MASK]"};
 constexpr char32_t kCapitalSigma = 0x03A3;
 
 bool starts_with_at(std::u32string_view text, std::size_t pos, std::u32string_view prefix) {
@@ -44,7 +43,7 @@ WordPieceTokenizer::WordPieceTokenizer(std::vector<std::string> vocab, Tokenizer
     // As in Hugging Face's load_vocab, a repeated token keeps its last line's id.
     ids_.insert_or_assign(tokens_[i], static_cast<std::int32_t>(i));
   }
-  for (std::string_view t : kSpecialTokens) special_tokens_.push_back(decode_utf8(t));
+  for (const SpecialToken& t : kSpecialTokens) special_tokens_.push_back(decode_utf8(t.token));
   unk_id_ = require_special("[UNK]");
   cls_id_ = require_special("[CLS]");
   sep_id_ = require_special("[SEP]");

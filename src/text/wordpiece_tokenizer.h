@@ -18,6 +18,14 @@ struct TokenizerOptions {
   std::size_t max_input_chars_per_word = 100;
 };
 
+// BertTokenizer's special tokens, each with the tokenizer_config.json key that names it.
+// geoalign tokenizes with these; a folder naming others is refused (model/config.cpp).
+struct SpecialToken {
+  std::string_view config_key, token;
+};
+inline constexpr SpecialToken kSpecialTokens[] = {
+    {"unk_token", "[UNK]"}, {"sep_token", "[SEP]"}, {"pad_token", "[PAD]"}, {"cls_token", "[CLS]"}, {"mask_token", "[MASK]"}};
+
 struct EncodedInput {
   std::vector<std::int32_t> input_ids;
   std::vector<std::int32_t> token_type_ids;
