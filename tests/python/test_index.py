@@ -83,6 +83,8 @@ def test_errors(built, tmp_path):
         built.search(QUERIES, k=0)
     with pytest.raises(geoalign.GeoalignError, match="not a known"):
         built.search(QUERIES, region="不存在的地方")
+    with pytest.raises(geoalign.GeoalignError, match="110112 北京市/通州区; 320612 江苏省/南通市/通州区"):
+        built.search(QUERIES, region="通州")  # a district of Beijing's or Nantong's, not 通州镇
     with pytest.raises(geoalign.GeoalignError, match="no such index folder"):
         geoalign.Index.open(tmp_path / "missing")
     assert len(built) == len(read_addresses()[0])  # nothing was added by the failed adds
