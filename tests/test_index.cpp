@@ -271,6 +271,38 @@ TEST_F(AddressIndexTest, SavesReopensAndAppends) {
   EXPECT_EQ(again.id(hits.at(0).record), "gz1");
 }
 
+// A save that fails leaves the index as it was; one killed while moving its files into
+// place is finished by the next open.
+TEST_F(AddressIndexTest, AnInterruptedSaveLeavesAWholeIndex) {
+  namespace fs = std::filesystem;
+  TempDir dir;
+  auto ix = build(kRecords);
+  ix.save(dir / "ix");
+  ix.add(*model_, {{"gz1", "广州市天河区体育西路103号"}});
+  // A folder where the graph's temporary file goes makes its write fail, after the other
+  // files were written.
+  fs::create_directories(dir / "ix/vectors.hnsw.partial");
+  EXPECT_NE(error_of([&] { ix.save(dir / "ix"); }).find("vectors.hnsw.partial"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir / "ix/records.bin.partial"));
+  EXPECT_EQ(index::AddressIndex::open(dir / "ix").size(), kRecords.size());
+  fs::remove(dir / "ix/vectors.hnsw.partial");
+  // Killed after the first move: the new files wait under temporary names beside the new
+  // manifest, one of them already moved.
+  ix.save(dir / "new");
+  for (const auto& entry : fs::directory_iterator(dir / "new")) {
+    fs::copy_file(entry.path(), dir / "ix" / (entry.path().filename().string() + ".partial"));
+  }
+  fs::rename(dir / "ix/records.bin.partial", dir / "ix/records.bin");
+  const auto finished = index::AddressIndex::open(dir / "ix");
+  EXPECT_EQ(finished.size(), kRecords.size() + 1);
+  EXPECT_EQ(finished.id(kRecords.size()), "gz1");
+  EXPECT_FALSE(fs::exists(dir / "ix/manifest.json.partial"));
+  // Killed while writing the manifest: nothing had moved, and the old index opens.
+  ix.save(dir / "ix");
+  { std::ofstream(dir / "ix/manifest.json.partial") << "{\"files\": {\"recor"; }
+  EXPECT_EQ(index::AddressIndex::open(dir / "ix").size(), kRecords.size() + 1);
+}
+
 void expect_same_parse(const ParsedAddress& got, const ParsedAddress& want) {
   EXPECT_EQ(got.text, want.text);
   ASSERT_EQ(got.elements.size(), want.elements.size()) << want.text;

@@ -27,12 +27,29 @@ std::string hex(std::uint64_t v) {
   return buf;
 }
 
-// Writes through a temporary name, so a crash leaves the old file or the new one whole.
-template <typename Write>
-void write_replacing(const std::filesystem::path& file, Write&& write) {
-  const auto partial = std::filesystem::path(file.string() + ".partial");
-  write(partial);
-  std::filesystem::rename(partial, file);
+std::filesystem::path partial(const std::filesystem::path& file) { return file.string() + ".partial"; }
+
+// A save writes every file under a temporary name, the manifest last, and only then moves
+// them into place: a save that fails (a full disk) or is killed while writing leaves the
+// index as it was. One killed while moving them leaves the new manifest under its
+// temporary name, written whole, and the next open finishes the moves.
+void finish_interrupted_save(const std::filesystem::path& dir) {
+  const auto manifest = partial(dir / AddressIndex::kManifest);
+  if (!std::filesystem::exists(manifest)) return;
+  nlohmann::json j;
+  try {
+    j = model::read_json_file(manifest);
+  } catch (const Error&) {
+    std::filesystem::remove(manifest);  // cut off while written: no file had been moved
+    return;
+  }
+  if (!j.is_object() || !j.contains("files") || !j["files"].is_object()) {
+    throw Error(manifest.string() + ": not a manifest; remove it to open the index as it was");
+  }
+  for (const auto& [name, entry] : j["files"].items()) {
+    if (std::filesystem::exists(partial(dir / name))) std::filesystem::rename(partial(dir / name), dir / name);
+  }
+  std::filesystem::rename(manifest, dir / AddressIndex::kManifest);
 }
 }  // namespace
 
@@ -131,48 +148,57 @@ Address AddressIndex::address(std::size_t r, const AddressModel& model) const {
 
 void AddressIndex::save(const std::filesystem::path& dir) const {
   std::filesystem::create_directories(dir);
-  write_replacing(dir / kRecordsFile, [&](const std::filesystem::path& file) {
-    BinaryWriter out(file, kRecordsMagic, kRecordsVersion);
-    ids_.write(out);
-    texts_.write(out);
-    normalized_.write(out);
-    adcodes_.write(out);
-    out.close();
-  });
   std::vector<const char*> names = {kRecordsFile, LexicalIndex::kFileName, VectorIndex::kFileName};
-  if (has_parses_) {
-    write_replacing(dir / kParsesFile, [&](const std::filesystem::path& file) {
-      BinaryWriter out(file, kParsesMagic, kParsesVersion);
+  if (has_parses_) names.push_back(kParsesFile);
+  names.push_back(kManifest);
+  try {
+    {
+      BinaryWriter out(partial(dir / kRecordsFile), kRecordsMagic, kRecordsVersion);
+      ids_.write(out);
+      texts_.write(out);
+      normalized_.write(out);
+      adcodes_.write(out);
+      out.close();
+    }
+    if (has_parses_) {
+      BinaryWriter out(partial(dir / kParsesFile), kParsesMagic, kParsesVersion);
       parses_.write(out);
       out.close();
-    });
-    names.push_back(kParsesFile);
-  }
-  write_replacing(dir / LexicalIndex::kFileName, [&](const std::filesystem::path& file) { lexical_.write(file); });
-  write_replacing(dir / VectorIndex::kFileName, [&](const std::filesystem::path& file) { vectors_.write(file); });
-  nlohmann::json files = nlohmann::json::object();
-  for (const char* name : names) {
-    files[name] = {{"bytes", std::filesystem::file_size(dir / name)}, {"checksum", hex(file_checksum(dir / name))}};
-  }
-  const nlohmann::json manifest = {{"format", kFormat},
-                                   {"version", kVersion},
-                                   {"normalization", text::kNormalizationRevision},
-                                   {"records", size()},
-                                   {"dim", vectors_.dim()},
-                                   {"model", model_dir_.string()},
-                                   {"model_checksum", hex(model_checksum_)},
-                                   {"parser_checksum", hex(parser_checksum_)},
-                                   {"files", files}};
-  write_replacing(dir / kManifest, [&](const std::filesystem::path& file) {
-    std::ofstream out(file);
+    }
+    lexical_.write(partial(dir / LexicalIndex::kFileName));
+    vectors_.write(partial(dir / VectorIndex::kFileName));
+    nlohmann::json files = nlohmann::json::object();
+    for (const char* name : names) {
+      if (name == std::string_view(kManifest)) continue;
+      const auto file = partial(dir / name);
+      files[name] = {{"bytes", std::filesystem::file_size(file)}, {"checksum", hex(file_checksum(file))}};
+    }
+    const nlohmann::json manifest = {{"format", kFormat},
+                                     {"version", kVersion},
+                                     {"normalization", text::kNormalizationRevision},
+                                     {"records", size()},
+                                     {"dim", vectors_.dim()},
+                                     {"model", model_dir_.string()},
+                                     {"model_checksum", hex(model_checksum_)},
+                                     {"parser_checksum", hex(parser_checksum_)},
+                                     {"files", files}};
+    std::ofstream out(partial(dir / kManifest));
     out << manifest.dump(2) << '\n';
-    if (!out.flush()) throw Error(file.string() + ": write failed");
-  });
+    if (!out.flush()) throw Error(partial(dir / kManifest).string() + ": write failed (disk full?)");
+  } catch (...) {
+    std::error_code ignored;
+    for (const char* name : names) std::filesystem::remove(partial(dir / name), ignored);
+    throw;
+  }
+  // The manifest moves last: until it does, the folder's manifest describes the old files,
+  // and an open that finds the new one still under its temporary name finishes the moves.
+  for (const char* name : names) std::filesystem::rename(partial(dir / name), dir / name);
 }
 
 AddressIndex AddressIndex::open(const std::filesystem::path& dir) {
   const auto manifest_file = dir / kManifest;
   if (!std::filesystem::is_directory(dir)) throw Error(dir.string() + ": no such index folder");
+  finish_interrupted_save(dir);
   if (!std::filesystem::exists(manifest_file)) {
     throw Error(dir.string() + ": not an index (no " + kManifest + "; build one with geoalign index build)");
   }

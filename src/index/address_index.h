@@ -51,7 +51,8 @@ class AddressIndex {
   // Normalizes, parses, embeds and indexes the records (in order). Throws Error, adding
   // nothing, when an id is taken or a text normalizes to nothing.
   void add(const AddressModel& model, const std::vector<NewRecord>& records, const BuildProgress& progress = {});
-  // Writes every file, the manifest last, each to a temporary name first.
+  // Writes every file under a temporary name, then moves them into place, the manifest
+  // last: a save that fails or is killed leaves the index as it was, or as saved.
   void save(const std::filesystem::path& dir) const;
 
   std::size_t size() const { return ids_.size(); }

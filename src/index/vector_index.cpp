@@ -113,12 +113,32 @@ std::vector<Hit> VectorIndex::search(std::span<const float> query, std::size_t k
   return hits;
 }
 
+namespace {
+// The bytes hnswlib's saveIndex writes for `h`: it never checks its stream, so a full disk
+// shows only as a file shorter than this.
+std::uintmax_t saved_size(const hnswlib::HierarchicalNSW<float>& h) {
+  std::uintmax_t bytes = sizeof h.offsetLevel0_ + sizeof h.max_elements_ + sizeof h.cur_element_count +
+                         sizeof h.size_data_per_element_ + sizeof h.label_offset_ + sizeof h.offsetData_ +
+                         sizeof h.maxlevel_ + sizeof h.enterpoint_node_ + sizeof h.maxM_ + sizeof h.maxM0_ + sizeof h.M_ +
+                         sizeof h.mult_ + sizeof h.ef_construction_;
+  bytes += static_cast<std::uintmax_t>(h.cur_element_count) * h.size_data_per_element_;
+  for (std::size_t i = 0; i < h.cur_element_count; ++i) {
+    bytes += sizeof(unsigned int);
+    if (h.element_levels_[i] > 0) bytes += h.size_links_per_element_ * static_cast<std::size_t>(h.element_levels_[i]);
+  }
+  return bytes;
+}
+}  // namespace
+
 void VectorIndex::write(const std::filesystem::path& file) const {
   try {
     graph_->hnsw->saveIndex(file.string());
   } catch (const std::exception& e) {
     throw Error(file.string() + ": " + e.what());
   }
+  std::error_code ec;
+  const std::uintmax_t written = std::filesystem::file_size(file, ec);
+  if (ec || written != saved_size(*graph_->hnsw)) throw Error(file.string() + ": write failed (disk full?)");
 }
 
 VectorIndex VectorIndex::read(const std::filesystem::path& file, std::size_t dim, std::size_t records) {
