@@ -271,6 +271,32 @@ TEST_F(AddressIndexTest, SavesReopensAndAppends) {
   EXPECT_EQ(again.id(hits.at(0).record), "gz1");
 }
 
+// A query's own city leaves out records known to lie in other cities, not those whose
+// city is unknown; a query whose city is only guessed from a town's name is not limited.
+TEST_F(AddressIndexTest, RegionFromQueryKeepsRecordsOfUnknownCity) {
+  auto records = kRecords;
+  records.push_back({"nocity", "科苑路15号科技园"});
+  records.push_back({"gz", "广州市越秀区北京路15号"});
+  const auto ix = build(records);
+  const index::Searcher searcher(ix, *model_);
+  index::SearchOptions own;
+  own.region_from_query = true;
+  own.k = 10;
+  const std::vector<std::string> queries = {"深圳市南山区科苑路15号", "北京建国路88号"};
+  const auto limited = searcher.search(queries, own);
+  std::vector<std::string> ids;
+  for (const auto& hit : limited[0]) ids.emplace_back(ix.id(hit.record));
+  EXPECT_NE(std::ranges::find(ids, "sz1"), ids.end());
+  EXPECT_NE(std::ranges::find(ids, "nocity"), ids.end());
+  for (const auto& id : ids) EXPECT_TRUE(id == "sz1" || id == "nocity") << id;
+  // 北京 before a road reads as 广州's 北京街道: a guess, so 北京 records stay in.
+  index::SearchOptions all = own;
+  all.region_from_query = false;
+  const auto everywhere = searcher.search(std::span(queries).subspan(1), all);
+  ASSERT_EQ(limited[1].size(), everywhere[0].size());
+  for (std::size_t i = 0; i < limited[1].size(); ++i) EXPECT_EQ(limited[1][i].record, everywhere[0][i].record);
+}
+
 // A save that fails leaves the index as it was; one killed while moving its files into
 // place is finished by the next open.
 TEST_F(AddressIndexTest, AnInterruptedSaveLeavesAWholeIndex) {

@@ -14,7 +14,13 @@ namespace {
 // little, so one list's order does not drown the other's.
 constexpr float kFusionK = 60.0f;
 
-std::string city_prefix(const std::string& adcode) { return adcode.size() >= 4 ? adcode.substr(0, 4) : adcode; }
+// The query's own city (its code's first 4 digits), when the address names the city or a
+// district in it. One completed from a town or street name alone is a guess (北京建国路
+// reads 北京 as 广州's 北京街道), too weak to leave every other city's records out for.
+std::string named_city(const AdminChain& admin) {
+  const bool named = (admin.city && !admin.city->inferred) || (admin.district && !admin.district->inferred);
+  return named && admin.adcode.size() >= 4 ? admin.adcode.substr(0, 4) : "";
+}
 }  // namespace
 
 namespace {
@@ -82,17 +88,22 @@ Searcher::Searcher(const AddressIndex& index, const AddressModel& model)
 Searcher::Searcher(Searcher&&) noexcept = default;
 Searcher::~Searcher() = default;
 
-std::shared_ptr<const std::vector<std::uint32_t>> Searcher::records_in(const std::string& region) const {
+std::shared_ptr<const std::vector<std::uint32_t>> Searcher::records_in(const std::string& region, bool or_unknown) const {
   const std::lock_guard lock(regions_->mutex);
   if (regions_->index_size != index_.size()) {
     regions_->lists.clear();
     regions_->index_size = index_.size();
   }
-  auto& list = regions_->lists[region];
+  auto& list = regions_->lists[or_unknown ? region + "?" : region];
   if (!list) {
     auto records = std::make_shared<std::vector<std::uint32_t>>();
     for (std::size_t r = 0; r < index_.size(); ++r) {
-      if (index_.adcode(r).starts_with(region)) records->push_back(static_cast<std::uint32_t>(r));
+      const std::string_view code = index_.adcode(r);
+      // A record "or unknown" is in the region or not known to lie outside it: its code
+      // stops above the region's level (none, or the region's province alone).
+      if (code.starts_with(region) || (or_unknown && std::string_view(region).starts_with(code))) {
+        records->push_back(static_cast<std::uint32_t>(r));
+      }
     }
     list = std::move(records);
   }
@@ -159,11 +170,12 @@ std::vector<std::vector<SearchHit>> Searcher::search(std::span<const std::string
 std::vector<SearchHit> Searcher::search_one(const Address& query, std::span<const float> vector,
                                             const SearchOptions& options) const {
   std::string region = options.region;
-  if (options.region_from_query && region.empty()) region = city_prefix(query.parsed.admin.adcode);
+  const bool from_query = options.region_from_query && region.empty();
+  if (from_query) region = named_city(query.parsed.admin);
   RecordFilter filter;
   std::shared_ptr<const std::vector<std::uint32_t>> in_region;
   if (!region.empty()) {
-    in_region = records_in(region);
+    in_region = records_in(region, from_query);
     filter = [&](std::uint32_t r) { return std::binary_search(in_region->begin(), in_region->end(), r); };
   }
   const std::size_t pool = std::max({options.candidates, options.rerank, options.k});

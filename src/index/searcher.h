@@ -23,7 +23,8 @@ struct SearchOptions {
   std::size_t candidates = 100;
   // An adcode prefix (11 for Beijing, 4403 for Shenzhen) results must lie in; empty: anywhere.
   std::string region;
-  // Restrict each query to its own parsed city (its adcode's first 4 digits), when it names one.
+  // Leave out records in other cities than the one each query names (by its city or a
+  // district in it); records whose city is not known are kept.
   bool region_from_query = false;
 };
 
@@ -62,8 +63,9 @@ class Searcher {
   const AddressIndex& index() const { return index_; }
 
  private:
-  // The records whose adcode starts with `region`, in order; found once per region.
-  std::shared_ptr<const std::vector<std::uint32_t>> records_in(const std::string& region) const;
+  // The records whose adcode starts with `region`, in order, and with `or_unknown` those
+  // whose adcode stops above it too; found once per region.
+  std::shared_ptr<const std::vector<std::uint32_t>> records_in(const std::string& region, bool or_unknown) const;
 
   const AddressIndex& index_;
   const AddressModel& model_;
