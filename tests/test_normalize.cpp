@@ -2,6 +2,7 @@
 
 #include <random>
 
+#include "text/markup.h"
 #include "text/normalize.h"
 #include "text/utf8.h"
 
@@ -206,6 +207,13 @@ TEST(AddressNormalizer, DecodesMarkup) {
   EXPECT_EQ(n.normalize("A&#x000004E09;B"), "A&#x000004E09;B");
   const std::string ampersands(200000, '&');
   EXPECT_TRUE(n.normalize("A" + ampersands + "&nbsp;B") == "A" + ampersands + "B");  // not printed if not
+  // What markup leaves blank is a blank address, to every interface.
+  for (const char* blank : {"&nbsp;", " &emsp;&#8203;", "&#x200B;\\n", "&amp;nbsp;"}) {
+    EXPECT_TRUE(text::is_blank_address(blank)) << blank;
+    EXPECT_EQ(n.normalize(blank), "") << blank;
+  }
+  EXPECT_FALSE(text::is_blank_address("&amp;"));
+  EXPECT_FALSE(text::is_blank_address("A&nbsp;"));
   const AddressNormalizer raw({.decode_markup = false});
   EXPECT_EQ(raw.normalize("A&amp;B"), "A&amp;B");
 }

@@ -28,11 +28,11 @@ TEST(PairReader, SkipsHeaderAndKeepsExtraColumns) {
 }
 
 TEST(PairReader, EveryBadLineComesBackWithItsNumber) {
-  const auto rows = read_all("北京\t上海\n无制表符\n\n\t上海\n北京\t \n北京\t\xFF\n");
-  ASSERT_EQ(rows.size(), 6u);
+  const auto rows = read_all("北京\t上海\n无制表符\n\n\t上海\n北京\t \n北京\t\xFF\n&nbsp;\t上海\n");
+  ASSERT_EQ(rows.size(), 7u);
   EXPECT_TRUE(std::holds_alternative<PairRow>(rows[0]));
-  const std::pair<std::size_t, const char*> want[] = {
-      {2, "no tab"}, {3, "empty line"}, {4, "addr1 is empty"}, {5, "addr2 is empty"}, {6, "invalid UTF-8"}};
+  const std::pair<std::size_t, const char*> want[] = {{2, "no tab"},         {3, "empty line"},     {4, "addr1 is empty"},
+                                                      {5, "addr2 is empty"}, {6, "invalid UTF-8"}, {7, "addr1 is empty"}};
   for (std::size_t i = 0; i < std::size(want); ++i) {
     const auto& bad = std::get<BadRow>(rows[i + 1]);
     EXPECT_EQ(bad.line, want[i].first);

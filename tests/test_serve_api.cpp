@@ -122,6 +122,7 @@ TEST(ServeApi, ParseTakesAddressesWithMatchsLimits) {
   const auto blank = error_of(Endpoint::Parse, R"({"addresses":["a", "  "]})");
   EXPECT_EQ(blank.status, 422);
   EXPECT_EQ(blank.message, "addresses[1] is empty");
+  EXPECT_EQ(error_of(Endpoint::Parse, R"({"addresses":["a", "&nbsp;&#8203;"]})").message, "addresses[1] is empty");
   EXPECT_EQ(error_of(Endpoint::Parse, "{\"addresses\":[\"\xE6\x9D\"]}").status, 400);  // nlohmann refuses it
   EXPECT_EQ(error_of(Endpoint::Parse, R"({"addresses":["a","b","c"]})", 2).status, 413);
 }

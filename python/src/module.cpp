@@ -2,6 +2,7 @@
 #include "backend/threads.h"
 #include "bindings.h"
 #include "geoalign/error.h"
+#include "text/markup.h"
 #include "text/unicode.h"
 
 namespace py = pybind11;
@@ -15,8 +16,8 @@ PYBIND11_MODULE(_geoalign, m) {
         "CPU threads for the model and the index, process-wide; 0: OMP_NUM_THREADS or one per available core.");
   m.def("available_cores", &geoalign::cpu::available_cores,
         "Cores this process may use: its CPU affinity, capped by a cgroup CPU quota (a container's limit).");
-  m.def("is_blank", [](std::string_view utf8) { return geoalign::text::unicode::is_blank(utf8); }, py::arg("text"),
-        "Whether the engine reads TEXT as empty: only spaces of any kind, control and invisible characters.");
+  m.def("is_blank", [](std::string_view utf8) { return geoalign::text::is_blank_address(utf8); }, py::arg("text"),
+        "Whether the engine reads TEXT as empty: only spaces of any kind, control and invisible characters, or markup standing for them (&nbsp;).");
   geoalign::python::bind_matcher(m);
   geoalign::python::bind_parser(m);
   geoalign::python::bind_index(m);

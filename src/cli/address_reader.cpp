@@ -9,6 +9,7 @@
 #include "cli/line_reader.h"
 #include "geoalign/error.h"
 #include "index/address_model.h"
+#include "text/markup.h"
 #include "text/unicode.h"
 
 namespace geoalign::cli {
@@ -66,7 +67,7 @@ std::vector<AddressRow> read_address_file(const std::string& path, const std::st
         if (row.id.empty()) problem = "empty id";
       }
     }
-    if (problem.empty() && text::unicode::is_blank(row.text)) problem = "empty address";
+    if (problem.empty() && text::is_blank_address(row.text)) problem = "empty address";
     rows.push_back(std::move(row));
     problems.push_back(std::move(problem));
   }

@@ -1,5 +1,6 @@
 #include "cli/pair_reader.h"
 
+#include "text/markup.h"
 #include "text/unicode.h"
 
 namespace geoalign::cli {
@@ -26,9 +27,9 @@ bool PairReader::next(std::variant<PairRow, BadRow>& row) {
     PairRow pair{line.number, text.substr(0, tab),
                  text.substr(tab + 1, tab2 == std::string::npos ? std::string::npos : tab2 - tab - 1),
                  tab2 == std::string::npos ? std::string() : text.substr(tab2 + 1)};
-    if (text::unicode::is_blank(pair.a)) {
+    if (text::is_blank_address(pair.a)) {
       row = BadRow{line.number, "addr1 is empty"};
-    } else if (text::unicode::is_blank(pair.b)) {
+    } else if (text::is_blank_address(pair.b)) {
       row = BadRow{line.number, "addr2 is empty"};
     } else {
       row = std::move(pair);

@@ -12,6 +12,7 @@
 #include "cli/standard_output.h"
 #include "cli/stopwatch.h"
 #include "index/search_json.h"
+#include "text/markup.h"
 #include "text/unicode.h"
 
 namespace geoalign::cli {
@@ -95,7 +96,7 @@ int run_search(int argc, char** argv, int first) {
   InputLine line;
   while (reader.next(line)) {
     std::string problem = line.problem;
-    if (problem.empty() && text::unicode::is_blank(line.text)) problem = "empty query";
+    if (problem.empty() && text::is_blank_address(line.text)) problem = "empty query";
     if (problem.empty()) problem = normalization_problem(*model, line.text);
     if (!problem.empty()) {
       std::fprintf(stderr, "%s:%zu: %s\n", file.name().c_str(), line.number, problem.c_str());

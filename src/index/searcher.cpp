@@ -131,7 +131,11 @@ std::string Searcher::region_code(std::string_view name) const {
   return chain_code(*admin);
 }
 
-Address Searcher::prepare(std::string_view query) const { return model_.prepare(model_.normalize(query)); }
+Address Searcher::prepare(std::string_view query) const {
+  std::string normalized = model_.normalize(query);
+  if (normalized.empty()) throw Error("the address is blank after normalization");
+  return model_.prepare(normalized);
+}
 
 std::vector<std::vector<SearchHit>> Searcher::search(std::span<const std::string> queries, const SearchOptions& options) const {
   const std::size_t n = queries.size();

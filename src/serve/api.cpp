@@ -7,6 +7,7 @@
 #include "serve/kserve_binary.h"
 #include "serve/routes.h"
 #include "serve/search_request.h"
+#include "text/markup.h"
 #include "text/unicode.h"
 #include "text/utf8.h"
 
@@ -24,7 +25,7 @@ ApiError bad(const std::string& message) { return {400, "invalid_request", messa
 // Empty and whitespace-only addresses carry nothing to match.
 std::optional<ApiError> check_text(const std::string& s, const std::string& where) {
   if (text::find_invalid_utf8(s)) return ApiError{422, "invalid_text", where + " is not valid UTF-8"};
-  if (text::unicode::is_blank(s)) return ApiError{422, "invalid_text", where + " is empty"};
+  if (text::is_blank_address(s)) return ApiError{422, "invalid_text", where + " is empty"};
   return std::nullopt;
 }
 

@@ -3,6 +3,9 @@
 #include <string_view>
 #include <utility>
 
+#include "text/unicode.h"
+#include "text/utf8.h"
+
 namespace geoalign::text {
 
 namespace {
@@ -91,6 +94,14 @@ void decode_markup(std::u32string& text) {
   out.reserve(text.size());
   for (const char32_t c : text) append_decoded(out, c);
   text = std::move(out);
+}
+
+bool is_blank_address(std::string_view utf8) {
+  if (unicode::is_blank(utf8)) return true;
+  if (utf8.find_first_of("&\\") == std::string_view::npos) return false;
+  std::u32string text = decode_utf8(utf8);
+  decode_markup(text);
+  return unicode::is_blank(encode_utf8(text));
 }
 
 }  // namespace geoalign::text

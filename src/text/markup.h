@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace geoalign::text {
 
@@ -13,5 +14,11 @@ namespace geoalign::text {
 // Repeats until nothing is left to decode (&amp;nbsp; is a no-break space), so decoding
 // twice gives what decoding once gives.
 void decode_markup(std::u32string& text);
+
+// True when valid UTF-8 text holds nothing but whitespace and invisible characters once its
+// markup is decoded (&nbsp;, &#8203;, a written-out \n): an address the normalizer leaves
+// empty, which every interface refuses as it refuses a blank one. Throws Utf8Error on
+// invalid UTF-8.
+bool is_blank_address(std::string_view utf8);
 
 }  // namespace geoalign::text

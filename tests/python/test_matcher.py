@@ -94,6 +94,7 @@ def test_pair_input_forms(matcher):
         ([("北京市",)], r"pairs\[0\] has 1 items, not 2"),
         ([("北京市", "上海市"), "ab"], r"pairs\[1\] is not an \(addr1, addr2\) pair \(got str\)"),
         ([("北京市", " ")], r"pairs\[0\]\[1\] is empty"),
+        ([("&nbsp;", "北京市")], r"pairs\[0\]\[0\] is empty"),  # markup for a blank, as web exports fill cells
     ],
 )
 def test_bad_pairs_name_the_row(matcher, bad, message):
