@@ -25,6 +25,13 @@ def id_text(value: object) -> tuple[str | None, str | None]:
     return value, None
 
 
+def address_list(addresses: Iterable[str], name: str = "addresses") -> list:
+    """The addresses as a list; a single str (or bytes) is refused, not split into characters."""
+    if isinstance(addresses, (str, bytes)):
+        raise TypeError(f"{name} must be an iterable of str, not a single {type(addresses).__name__}")
+    return list(addresses)
+
+
 def check_ids(ids: Iterable[Id] | None, count: int) -> list[str] | None:
     """One id per address, as str: ints (numpy's too) become str; None stays None.
 

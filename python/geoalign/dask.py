@@ -354,8 +354,8 @@ def dedup(ddf: dd.DataFrame, column: str = "address", *, id_column: Optional[str
         raise ValueError(f'merge must be "exact" or "partial", not "{merge}"')
     if threshold is not None and not 0 < threshold <= 1:
         raise ValueError(f"threshold must be in (0, 1], not {threshold}")
-    if neighbours < 1:
-        raise ValueError(f"neighbours must be at least 1, not {neighbours}")
+    if not 1 <= neighbours <= _geoalign.MAX_NEIGHBOURS:
+        raise ValueError(f"neighbours must be in 1..{_geoalign.MAX_NEIGHBOURS}, not {neighbours}")
     for c in (column, id_column):
         if c is not None and c not in ddf.columns:
             raise ValueError(f"no column {c!r} in the frame (columns: {list(ddf.columns)})")

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import _geoalign
-from ._inputs import Id, check_ids
+from ._inputs import Id, address_list, check_ids
 from ._models import model_dir
 
 if TYPE_CHECKING:
@@ -56,9 +56,9 @@ def dedup(
 
     if threshold is not None and not 0 < threshold <= 1:
         raise ValueError(f"threshold must be in (0, 1], not {threshold}")
-    if neighbours < 1:
-        raise ValueError(f"neighbours must be at least 1, not {neighbours}")
-    texts = list(addresses)
+    if not 1 <= neighbours <= _geoalign.MAX_NEIGHBOURS:
+        raise ValueError(f"neighbours must be in 1..{_geoalign.MAX_NEIGHBOURS}, not {neighbours}")
+    texts = address_list(addresses)
     checked = check_ids(ids, len(texts))
     row_ids = np.asarray(checked if checked is not None else [str(i) for i in range(len(texts))], dtype=object)
     columns = _geoalign.dedup(texts, model_dir(model), precision, head, threshold, merge, neighbours)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _geoalign
-from ._inputs import Id, check_ids
+from ._inputs import Id, address_list, check_ids
 from ._models import model_dir
 
 
@@ -100,7 +100,7 @@ class Index:
         Nothing is added when an address or id is bad, or an id is already in the index.
         Ids and errors as in :meth:`build`.
         """
-        texts = list(addresses)
+        texts = address_list(addresses)
         self._index.add(texts, check_ids(ids, len(texts)))
 
     def save(self, path: str | Path | None = None) -> None:

@@ -6,6 +6,7 @@
 #include "backend/threads.h"
 #include "bindings.h"
 #include "convert.h"
+#include "dedup/blocking.h"
 #include "dedup/deduplicator.h"
 #include "dedup/dedup_table.h"
 
@@ -28,6 +29,7 @@ py::dict table_columns(const dedup::DedupTable& table) {
 }
 
 void bind_dedup(py::module_& m) {
+  m.attr("MAX_NEIGHBOURS") = dedup::kMaxNeighbours;
   m.def(
       "dedup",
       [](py::handle addresses, const std::string& model_dir, const std::string& precision, const std::string& head,

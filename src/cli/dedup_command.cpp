@@ -10,6 +10,7 @@
 #include "cli/input_file.h"
 #include "cli/pair_reader.h"
 #include "cli/build_progress.h"
+#include "dedup/blocking.h"
 #include "dedup/pair_evaluation.h"
 #include "dedup/dedup_table.h"
 
@@ -115,7 +116,7 @@ int run_dedup(int argc, char** argv, int first) {
   if (args.value("input").empty()) throw UsageError("--input is required");
   dedup::DedupOptions options;
   options.rule = dedup::parse_merge_rule(args.value("merge"));
-  options.neighbours = static_cast<std::size_t>(args.integer("neighbours", 1, 1000));
+  options.neighbours = static_cast<std::size_t>(args.integer("neighbours", 1, static_cast<long>(dedup::kMaxNeighbours)));
   options.exhaustive_check = args.flag("exhaustive-check");
   if (!args.value("missed").empty() && !options.exhaustive_check) throw Error("--missed needs --exhaustive-check");
   if (!args.value("threshold").empty()) {

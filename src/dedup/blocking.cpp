@@ -45,6 +45,9 @@ std::vector<AddressPair> block(std::span<const std::string> texts, std::span<con
                                const index::BuildProgress& progress) {
   const std::size_t n = texts.size();
   if (regions.size() != n || (n && vectors.size() % n != 0)) throw Error("block: texts, regions and vectors differ in length");
+  if (neighbours == 0 || neighbours > kMaxNeighbours) {
+    throw Error("neighbours must be in 1.." + std::to_string(kMaxNeighbours) + ", not " + std::to_string(neighbours));
+  }
   const std::vector<std::vector<index::Hit>> near = vector_neighbours(vectors, n, neighbours, progress);
 
   index::StringColumn column;

@@ -15,9 +15,14 @@ namespace geoalign::dedup {
 // cheaper than an HNSW graph at this size, and the same on every run and in every process.
 constexpr std::size_t kExactNeighboursUpTo = 50000;
 
+// More candidates per address than this buy no recall a head could use and cost memory
+// in proportion: 1,000 is already 2,000 pairs an address.
+constexpr std::size_t kMaxNeighbours = 1000;
+
 // Candidate pairs: each address with its `neighbours` nearest by characters (char-gram
 // TF-IDF) and by embedding (unit vectors, texts.size() * dim floats), minus pairs whose
-// stated regions conflict; sorted, without repeats. Never all pairs.
+// stated regions conflict; sorted, without repeats. Never all pairs. Throws Error unless
+// neighbours is in 1..kMaxNeighbours.
 std::vector<AddressPair> block(std::span<const std::string> texts, std::span<const StatedRegion> regions,
                                std::span<const float> vectors, std::size_t neighbours,
                                const index::BuildProgress& progress = {});

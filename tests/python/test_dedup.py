@@ -61,3 +61,9 @@ def test_errors():
         geoalign.dedup(["北京市"], merge="fuzzy")
     with pytest.raises(ValueError, match="no addresses"):
         geoalign.dedup([])
+    with pytest.raises(TypeError, match="addresses must be an iterable of str, not a single str"):
+        geoalign.dedup("北京市朝阳区建国路88号")  # not twelve one-character addresses
+    with pytest.raises(ValueError, match=r"neighbours must be in 1\.\.1000"):
+        geoalign.dedup(["北京市", "上海市"], neighbours=10**10)  # once a bad_alloc that ended the interpreter
+    with pytest.raises(ValueError, match=r"addresses\[1\] is empty"):
+        geoalign.dedup(["北京市", "&nbsp;"])

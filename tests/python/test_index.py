@@ -79,6 +79,10 @@ def test_errors(built, tmp_path):
         built.search(["北京市", None])
     with pytest.raises(ValueError, match=r"queries\[0\] is empty"):
         built.search(["\u200b"])  # invisible characters only
+    with pytest.raises(ValueError, match=r"queries\[1\] is empty"):
+        built.search(["北京市", "&nbsp;"])  # markup for a blank
+    with pytest.raises(TypeError, match="not a single str"):
+        built.add("杭州市")
     with pytest.raises(ValueError, match="k must be at least 1"):
         built.search(QUERIES, k=0)
     with pytest.raises(geoalign.GeoalignError, match="not a known"):
