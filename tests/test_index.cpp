@@ -297,6 +297,19 @@ TEST_F(AddressIndexTest, RegionFromQueryKeepsRecordsOfUnknownCity) {
   for (std::size_t i = 0; i < limited[1].size(); ++i) EXPECT_EQ(limited[1][i].record, everywhere[0][i].record);
 }
 
+// A record whose normalized text is the query's comes first, an exact match of score 1, as
+// copies are in dedup; the head alone put a terse address below a fuller one.
+TEST_F(AddressIndexTest, TheQuerysOwnTextIsTheFirstHit) {
+  const auto ix = build({{"full", "泗塘新村泗塘一村45号"}, {"same", "上海市泗塘一村"}, {"other", "上海市泗塘二村"}});
+  const index::Searcher searcher(ix, *model_);
+  const auto hits = searcher.search(std::vector<std::string>{"上海市 泗塘一村"}, {})[0];
+  ASSERT_FALSE(hits.empty());
+  EXPECT_EQ(ix.id(hits[0].record), "same");
+  EXPECT_EQ(hits[0].score, 1.0f);
+  ASSERT_TRUE(hits[0].match.has_value());
+  EXPECT_EQ(hits[0].match->label, "exact_match");
+}
+
 // A save that fails leaves the index as it was; one killed while moving its files into
 // place is finished by the next open.
 TEST_F(AddressIndexTest, AnInterruptedSaveLeavesAWholeIndex) {
