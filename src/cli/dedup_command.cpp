@@ -21,7 +21,7 @@ namespace {
 constexpr const char* kHeader = "id\taddress\tcluster_id\tcluster_size\tbest_match_id\tbest_match_score\n";
 
 // Labels: 2 / exact_match = one place and 0 / not_match = not, 1 / partial_match left out
-// (CCKS); or, in a file with no label above 1, 1 = one place (Shenzhen).
+// (CCKS); or, in a file of numbers with no label above 1, 1 = one place (Shenzhen).
 std::vector<dedup::LabelledPair> read_labels(const std::string& path, const index::AddressModel& model) {
   InputFile file(path);
   PairReader reader(file.stream(), file.name());
@@ -38,7 +38,13 @@ std::vector<dedup::LabelledPair> read_labels(const std::string& path, const inde
     labels.push_back(label);
     lines.push_back(r.line);
   }
-  const bool three_class = std::any_of(labels.begin(), labels.end(), [](const std::string& l) { return l == "2" || l == "exact_match"; });
+  // Label names always say what they mean; numbers are 0/1/2 once a 2 appears, else 0/1.
+  const bool three_class = std::any_of(labels.begin(), labels.end(), [](const std::string& l) {
+    return l == "2" || l == "exact_match" || l == "partial_match" || l == "not_match";
+  });
+  std::fprintf(stderr, "geoalign dedup: %s: %s\n", file.name().c_str(),
+               three_class ? "labels read as 0/1/2 (exact_match = one place; partial matches left out)"
+                           : "labels read as 0/1 (1 = one place; no label 2 in the file)");
   std::vector<dedup::LabelledPair> out;
   for (std::size_t k = 0; k < labels.size(); ++k) {
     const std::string& l = labels[k];
@@ -60,12 +66,24 @@ std::vector<dedup::LabelledPair> read_labels(const std::string& path, const inde
 
 // Scored pairs as evidence: those inside a cluster (--explain), or every one with its
 // link and whether it ended inside one cluster (--scored-pairs), for choosing a threshold.
-void write_pairs(const std::string& path, std::span<const dedup::PairEvidence> pairs, const dedup::DedupResult& r,
+// An output file, opened before the long work so that a path that cannot be written
+// fails at once, not after an hour of dedup.
+struct OutputFile {
+  std::string path;
+  std::ofstream stream;
+  explicit OutputFile(std::string p) : path(std::move(p)) {
+    if (path.empty()) return;
+    stream.open(path);
+    if (!stream) throw Error("cannot create " + path);
+  }
+  bool wanted() const { return !path.empty(); }
+};
+
+void write_pairs(OutputFile& file, std::span<const dedup::PairEvidence> pairs, const dedup::DedupResult& r,
                  const dedup::DedupTable& table, const std::vector<std::string>& ids,
                  const std::vector<std::string>& labels, const dedup::DedupOptions* all_with_links) {
   auto id_of_address = [&](std::uint32_t a) -> const std::string& { return ids[table.first_row_of_address[a]]; };
-  std::ofstream out(path);
-  if (!out) throw Error("cannot create " + path);
+  std::ostream& out = file.stream;
   out << "id_a\tid_b\taddress_a\taddress_b\tlabel\tp_not_match\tp_partial_match\tp_exact_match"
       << (all_with_links ? "\tlink\tsame_cluster\n" : "\n");
   char numbers[128];
@@ -83,7 +101,7 @@ void write_pairs(const std::string& path, std::span<const dedup::PairEvidence> p
     }
     out << '\n';
   }
-  if (!out.flush()) throw Error(path + ": write failed");
+  if (!out.flush()) throw Error(file.path + ": write failed");
 }
 
 }  // namespace
@@ -120,12 +138,9 @@ int run_dedup(int argc, char** argv, int first) {
   options.exhaustive_check = args.flag("exhaustive-check");
   if (!args.value("missed").empty() && !options.exhaustive_check) throw Error("--missed needs --exhaustive-check");
   if (!args.value("threshold").empty()) {
-    try {
-      options.threshold = std::stof(args.value("threshold"));
-    } catch (const std::exception&) {
-      throw UsageError("--threshold must be a number");
-    }
-    if (!(*options.threshold > 0.0f && *options.threshold <= 1.0f)) throw UsageError("--threshold must be in (0, 1]");
+    const double threshold = args.real("threshold", 0.0, 1.0);  // a number, nothing after it
+    if (!(threshold > 0.0)) throw UsageError("--threshold must be in (0, 1]");
+    options.threshold = static_cast<float>(threshold);
   }
   set_num_threads(static_cast<int>(args.integer("threads", 0, 1024)));
 
@@ -150,22 +165,20 @@ int run_dedup(int argc, char** argv, int first) {
     bad_rows.summarize();
     if (ids.empty()) throw Error(args.value("input") + ": no addresses to deduplicate");
   }
-  // Labels are read before the long work, so that a bad label file fails at once.
+  // Labels are read, and outputs opened, before the long work, so that a bad label file or
+  // an output path that cannot be written fails at once.
   std::vector<dedup::LabelledPair> labelled;
   if (!args.value("eval").empty()) labelled = read_labels(args.value("eval"), *model);
+  const bool to_stdout = args.value("out") == "-";
+  OutputFile file(to_stdout ? "" : args.value("out")), explain(args.value("explain")),
+      scored_pairs(args.value("scored-pairs")), missed(args.value("missed"));
   StepTimes steps(progress);
   const dedup::DedupResult r = dedup::deduplicate(*model, texts, options, steps.callbacks());
   const std::string step_times = steps.summary();
   progress.finish();
 
   const dedup::DedupTable table = dedup::dedup_table(r);
-  std::ofstream file;
-  const bool to_stdout = args.value("out") == "-";
-  if (!to_stdout) {
-    file.open(args.value("out"));
-    if (!file) throw Error("cannot create " + args.value("out"));
-  }
-  std::ostream& out = to_stdout ? std::cout : file;
+  std::ostream& out = to_stdout ? std::cout : file.stream;
   out << kHeader;
   for (std::size_t i = 0; i < ids.size(); ++i) {
     out << ids[i] << '\t' << texts[i] << '\t' << ids[table.cluster_row[i]] << '\t' << table.cluster_size[i] << '\t';
@@ -179,13 +192,9 @@ int run_dedup(int argc, char** argv, int first) {
     out << '\n';
   }
   if (!out.flush()) throw Error(args.value("out") + ": write failed");
-  if (!args.value("explain").empty()) write_pairs(args.value("explain"), r.scored, r, table, ids, model->labels(), nullptr);
-  if (!args.value("scored-pairs").empty()) {
-    write_pairs(args.value("scored-pairs"), r.scored, r, table, ids, model->labels(), &options);
-  }
-  if (!args.value("missed").empty()) {
-    write_pairs(args.value("missed"), r.exhaustive_missed, r, table, ids, model->labels(), &options);
-  }
+  if (explain.wanted()) write_pairs(explain, r.scored, r, table, ids, model->labels(), nullptr);
+  if (scored_pairs.wanted()) write_pairs(scored_pairs, r.scored, r, table, ids, model->labels(), &options);
+  if (missed.wanted()) write_pairs(missed, r.exhaustive_missed, r, table, ids, model->labels(), &options);
   std::fprintf(stderr,
                "geoalign dedup: %zu rows, %zu distinct addresses, %zu candidate pairs, %zu scored, %zu clusters at "
                "threshold %.2f (%s), %.1f s (%s)\n",
