@@ -143,6 +143,8 @@ TEST(VectorIndex, FindsEachVectorFirstAndSurvivesAWriteAndRead) {
     for (const auto& h : hits) EXPECT_EQ(h.record % 2, 1u);
   }
   EXPECT_NE(error_of([&] { index::VectorIndex::read(dir / "v.hnsw", dim, n + 1); }).find("holds 300 vectors"), std::string::npos);
+  EXPECT_NE(error_of([&] { index::VectorIndex::read(dir / "v.hnsw", dim + 1, n); }).find("vectors of 16 dimensions"),
+            std::string::npos);
 }
 
 // Every instruction set's distance against the baseline's, on lengths with and without a tail.
@@ -433,6 +435,11 @@ TEST_F(AddressIndexTest, RefusesDamagedIndexesNamingTheFile) {
   const std::string stale = error_of([&] { index::AddressIndex::open(folder); });
   EXPECT_NE(stale.find("normalized as in revision 0"), std::string::npos) << stale;
   EXPECT_NE(stale.find("rebuild the index"), std::string::npos) << stale;
+  auto damaged = nlohmann::json::parse(manifest);
+  damaged["model_checksum"] = "not hex";
+  write_file(folder / "manifest.json", damaged.dump());
+  EXPECT_NE(error_of([&] { index::AddressIndex::open(folder); }).find("\"model_checksum\" is not a hex checksum"),
+            std::string::npos);
   write_file(folder / "manifest.json", manifest);
   EXPECT_NO_THROW(index::AddressIndex::open(folder));
   write_file(folder / "manifest.json", "{\"format\": \"geoalign-index\", \"version\": 1");

@@ -1,6 +1,7 @@
 #include "index/address_index.h"
 
 #include <atomic>
+#include <charconv>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -25,6 +26,17 @@ std::string hex(std::uint64_t v) {
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
   return buf;
+}
+
+// A checksum the manifest writes as 16 hex digits (hex()).
+std::uint64_t checksum_field(const model::JsonFields& m, const char* key, const std::filesystem::path& manifest) {
+  const std::string text = m.string(key, "0");
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, 16);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
+    throw Error(manifest.string() + ": \"" + key + "\" is not a hex checksum: \"" + text + "\"");
+  }
+  return value;
 }
 
 std::filesystem::path partial(const std::filesystem::path& file) { return file.string() + ".partial"; }
@@ -232,7 +244,7 @@ AddressIndex AddressIndex::open(const std::filesystem::path& dir) {
     }
     if (hex(file_checksum(file)) != f.string("checksum", "")) throw Error(file.string() + ": checksum mismatch (corrupt)");
   }
-  AddressIndex ix(m.string("model", ""), std::stoull(m.string("model_checksum", "0"), nullptr, 16),
+  AddressIndex ix(m.string("model", ""), checksum_field(m, "model_checksum", manifest_file),
                   VectorIndex::read(dir / VectorIndex::kFileName, dim, records));
   BinaryReader in(dir / kRecordsFile, kRecordsMagic, kRecordsVersion);
   ix.ids_ = StringColumn::read(in, "ids");
@@ -256,7 +268,7 @@ AddressIndex AddressIndex::open(const std::filesystem::path& dir) {
     if (ix.parses_.size() != records) {
       parses.corrupt("holds " + std::to_string(ix.parses_.size()) + " records, the manifest says " + std::to_string(records));
     }
-    ix.parser_checksum_ = std::stoull(m.string("parser_checksum", "0"), nullptr, 16);
+    ix.parser_checksum_ = checksum_field(m, "parser_checksum", manifest_file);
   }
   ix.lexical_ = LexicalIndex::read(dir / LexicalIndex::kFileName, records);
   return ix;

@@ -152,6 +152,12 @@ VectorIndex VectorIndex::read(const std::filesystem::path& file, std::size_t dim
     throw Error(file.string() + ": holds " + std::to_string(ix.size()) + " vectors, the index has " +
                 std::to_string(records) + " records");
   }
+  // hnswlib sizes each vector by the space it is given, not by the file: check the file's own.
+  const auto& h = *ix.graph_->hnsw;
+  if (h.label_offset_ - h.offsetData_ != dim * sizeof(float)) {
+    throw Error(file.string() + ": holds vectors of " + std::to_string((h.label_offset_ - h.offsetData_) / sizeof(float)) +
+                " dimensions, the index says " + std::to_string(dim));
+  }
   return ix;
 }
 
