@@ -312,6 +312,18 @@ TEST_F(AddressIndexTest, TheQuerysOwnTextIsTheFirstHit) {
   EXPECT_EQ(hits[0].match->label, "exact_match");
 }
 
+// A record whose chain is ambiguous lies, for region filters, in its most likely reading.
+TEST_F(AddressIndexTest, AnAmbiguousRecordLiesInItsLikeliestRegion) {
+  const auto ix = build({{"lg", "龙岗区安良五村张屋61号楼"}});
+  ASSERT_TRUE(model_->prepare(std::string(ix.normalized(0))).parsed.admin.ambiguous);
+  const index::Searcher searcher(ix, *model_);
+  index::SearchOptions longgang;
+  longgang.region = searcher.region_code("深圳市龙岗区");
+  const auto hits = searcher.search(std::vector<std::string>{"龙岗区安良五村张屋61号楼"}, longgang)[0];
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(ix.id(hits[0].record), "lg");
+}
+
 // A save that fails leaves the index as it was; one killed while moving its files into
 // place is finished by the next open.
 TEST_F(AddressIndexTest, AnInterruptedSaveLeavesAWholeIndex) {

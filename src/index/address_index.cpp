@@ -119,6 +119,11 @@ void AddressIndex::add(const AddressModel& model, const std::vector<NewRecord>& 
       if (normalized[k].empty()) throw Error("the address is blank after normalization");
       Address a = model.prepare(normalized[k]);
       adcodes[k] = a.parsed.admin.adcode;
+      // Region filters read the adcode: an ambiguous record (龙岗区 alone) lies in its most
+      // likely reading, not in no region at all, where every filter would leave it out.
+      if (a.parsed.admin.ambiguous) {
+        adcodes[k] = model.parser().complete(normalized[k], a.parsed.elements, {.guess = true}).admin.adcode;
+      }
       elements[k] = std::move(a.parsed.elements);
     } catch (const std::exception& e) {
       errors[k] = e.what();

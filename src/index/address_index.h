@@ -59,6 +59,8 @@ class AddressIndex {
   std::string_view id(std::size_t r) const { return ids_[r]; }
   std::string_view text(std::size_t r) const { return texts_[r]; }
   std::string_view normalized(std::size_t r) const { return normalized_[r]; }
+  // The code of record r's admin chain, what region filters read; for an ambiguous chain,
+  // its most likely reading's (AdminChain::guess).
   std::string_view adcode(std::size_t r) const { return adcodes_[r]; }
   // Record r parsed, from its stored elements when `model`'s parser found them, else
   // parsed now.
