@@ -207,6 +207,9 @@ TEST(AddressNormalizer, DecodesMarkup) {
   EXPECT_EQ(n.normalize("A&#x000004E09;B"), "A&#x000004E09;B");
   const std::string ampersands(200000, '&');
   EXPECT_TRUE(n.normalize("A" + ampersands + "&nbsp;B") == "A" + ampersands + "B");  // not printed if not
+  // Canonically equivalent spellings are one text, as the tokenizer reads them.
+  EXPECT_EQ(n.normalize("杭州市Cafe\u0301大厦"), n.normalize("杭州市Café大厦"));
+  EXPECT_EQ(n.normalize("杭州市Cafe&#769;大厦"), n.normalize("杭州市Café大厦"));  // decoded, then composed
   // What markup leaves blank is a blank address, to every interface.
   for (const char* blank : {"&nbsp;", " &emsp;&#8203;", "&#x200B;\\n", "&amp;nbsp;"}) {
     EXPECT_TRUE(text::is_blank_address(blank)) << blank;

@@ -67,6 +67,9 @@ AddressNormalizer& AddressNormalizer::operator=(AddressNormalizer&&) noexcept = 
 namespace {
 
 void normalize_once(std::u32string& text, const NormalizeOptions& options) {
+  // One spelling per meaning starts with Unicode's: Cafe and U+0301 is Café. The tokenizer
+  // composes anyway; the parser, the match head and the stored texts must see the same.
+  text = unicode::nfc(text);
   if (options.fullwidth_to_halfwidth) {
     for (char32_t& c : text) {
       if (c >= 0xFF01 && c <= 0xFF5E) {

@@ -445,6 +445,7 @@ def _drop_phone_neighbours(text, out, end, drop_names):
 
 
 def _normalize_once(text, options):
+    text = unicodedata.normalize("NFC", text)
     if options.get("fullwidth_to_halfwidth"):
         text = fullwidth_to_halfwidth(text)
     if options.get("decode_markup"):
