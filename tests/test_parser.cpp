@@ -722,6 +722,17 @@ TEST_F(ShippedParser, ListMarksSeparateElementsAndChinaIsTheCountry) {
   }
   EXPECT_EQ(parser_->parse("中国北京市朝阳区建国路88号").elements.front().tag, "country");
   EXPECT_NE(parser_->parse("中国银行北京分行").elements.front().tag, "country");
+  // Before a division the country is cut off and the rest tagged alone, as the data writes
+  // addresses: the tagger read 中华人民共和国… as a POI and 中国北京市 as one.
+  for (const char* text : {"中华人民共和国浙江省杭州市", "中华人民共和国北京市", "中国北京市", "中国上海市"}) {
+    const ParsedAddress p = parser_->parse(text);
+    ASSERT_GE(p.elements.size(), 2u) << text;
+    EXPECT_EQ(p.elements[0].tag, "country") << text;
+    EXPECT_NE(p.elements[1].tag, "poi") << text;
+    EXPECT_FALSE(p.admin.adcode.empty()) << text;
+  }
+  EXPECT_EQ(parser_->parse("中华人民共和国浙江省杭州市").admin.adcode, "3301");
+  EXPECT_EQ(parser_->parse("中国香港港凤黄金珠宝").elements.front().tag, "poi");
 }
 
 // Division names after the street part (the tagged data always puts them first) still

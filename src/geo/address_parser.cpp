@@ -36,6 +36,15 @@ std::vector<AddressElement> elements_of(std::u32string_view text, const std::vec
 
 std::vector<AddressElement> tag_elements(std::u32string_view text, const Gazetteer& gazetteer,
                                          const SequenceTagger& tagger, const HistoricalDivisions* historical) {
+  if (const std::size_t n = leading_country(text, gazetteer); n > 0) {
+    auto rest = tag_elements(text.substr(n), gazetteer, tagger, historical);
+    for (auto& e : rest) {
+      e.start += n;
+      e.end += n;
+    }
+    rest.insert(rest.begin(), AddressElement{"country", text::encode_utf8(text.substr(0, n)), 0, n});
+    return rest;
+  }
   const auto tokens = tokenize_address(text);
   // Brackets and list marks separate elements (separates_elements), as '-' and '_' do,
   // which the data tags redundant. The tagged data has none of them, and the tagger

@@ -32,7 +32,7 @@ inline constexpr const char* kPriorFile = "division_counts.tsv";
 // Bumped whenever a change of code (not of the parser's files) changes the elements a text
 // parses into: stored parses (an index's) carry it in their checksum, so they are parsed
 // again rather than read as the new code's.
-inline constexpr std::uint64_t kElementsVersion = 5;
+inline constexpr std::uint64_t kElementsVersion = 6;
 
 // The elements the tagger finds in `text`, with code-point offsets.
 std::vector<AddressElement> tag_elements(std::u32string_view text, const Gazetteer& gazetteer,

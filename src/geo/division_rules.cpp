@@ -113,6 +113,21 @@ void tag_leading_country(std::vector<AddressElement>& elements) {
   if (first != elements.end() && (first->text == "中国" || first->text == "中华人民共和国")) first->tag = "country";
 }
 
+std::size_t leading_country(std::u32string_view text, const Gazetteer& gazetteer) {
+  for (const std::u32string_view country : {std::u32string_view(U"中华人民共和国"), std::u32string_view(U"中国")}) {
+    if (!text.starts_with(country)) continue;
+    bool division = false;
+    gazetteer.prefixes(text.substr(country.size()), [&](std::size_t length, std::span<const std::int32_t> found) {
+      for (const std::int32_t d : found) {
+        const Division& named = gazetteer.division(d);
+        if (length >= 2 && named.level != AdminLevel::Town && !named.placeholder) division = true;
+      }
+    });
+    return division ? country.size() : 0;
+  }
+  return 0;
+}
+
 void retag_trailing_divisions(std::vector<AddressElement>& elements, std::u32string_view text,
                               const Gazetteer& gazetteer) {
   // A name the tagger calls redundant that an admin element before it already wrote is the

@@ -34,9 +34,14 @@ void retag_trailing_divisions(std::vector<AddressElement>& elements, std::u32str
 // when it names one of the municipality's districts, the district.
 void tag_municipality_as_city(std::vector<AddressElement>& elements, const Gazetteer& gazetteer);
 
-// 中国 or 中华人民共和国 as the first element (中国北京市朝阳区...): the tagged data has no
-// country, so the tagger reads it as a POI, and the divisions after it as names written
-// after a place. It is tagged country.
+// 中国 or 中华人民共和国 as the first element: the tagged data has no country, so the tagger
+// reads it as a POI. It is tagged country.
 void tag_leading_country(std::vector<AddressElement>& elements);
+
+// The length of a leading 中国 or 中华人民共和国 that comes before a province, city or
+// district name (中国北京市…, 中华人民共和国浙江省…), else 0. The tagger, which never saw a
+// country, reads the whole as a POI or the division as a subpoi, so the parser tags the
+// rest alone. Before anything else (中国银行, 中国石化) it is a name's first word.
+std::size_t leading_country(std::u32string_view text, const Gazetteer& gazetteer);
 
 }  // namespace geoalign::geo
