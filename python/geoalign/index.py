@@ -130,9 +130,11 @@ class Index:
             queries: any iterable of str.
             k: hits per query.
             rerank: fused candidates rescored by the pair scorer; 0: none.
-            candidates: candidates from each of the lexical and vector searches.
+            candidates: candidates from each of the lexical and vector searches (never fewer than
+                rerank or k).
             region: only hits in this province, city or district (``"北京市"``, ``"深圳市南山区"``; ``"南山区"`` alone is ambiguous, an error).
-            region_from_query: only hits in the query's own city, when it names one.
+            region_from_query: leave out hits in other cities than the one the query names (by
+                its city or a district in it); hits whose city is not known stay.
 
         Raises:
             ValueError: naming the first bad query (not a str, or empty).

@@ -19,7 +19,8 @@ struct SearchOptions {
   std::size_t k = 10;
   // Fused candidates rescored by the pair scorer (AddressModel::score); 0: none.
   std::size_t rerank = 50;
-  // Candidates each of the lexical and vector searches contributes to the fusion.
+  // Candidates each of the lexical and vector searches contributes to the fusion; never
+  // fewer than rerank or k.
   std::size_t candidates = 100;
   // An adcode prefix (11 for Beijing, 4403 for Shenzhen) results must lie in; empty: anywhere.
   std::string region;
