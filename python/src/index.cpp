@@ -50,19 +50,19 @@ class Index {
   void add(const std::vector<index::NewRecord>& records) {
     std::unique_lock lock(*mutex_);
     adopt_num_threads();
-    index_.add(*model_, records);
+    index_->add(*model_, records);
   }
 
   void save(const fs::path& dir) const {
     std::shared_lock lock(*mutex_);
-    index_.save(dir);
+    index_->save(dir);
   }
 
   // One JSON array of hits per query, each as `geoalign search` prints its "results".
   nlohmann::json search(const std::vector<std::string>& queries, SearchRequest request) const {
     std::shared_lock lock(*mutex_);
     adopt_num_threads();
-    const index::Searcher searcher(index_, *model_);
+    const index::Searcher& searcher = *searcher_;
     if (!request.region_name.empty()) request.options.region = searcher.region_code(request.region_name);
     nlohmann::json out = nlohmann::json::array();
     // In the CLI's batches, for the CLI's exact results.
@@ -70,7 +70,7 @@ class Index {
       const std::span<const std::string> batch(queries.data() + first, std::min(index::kSearchBatch, queries.size() - first));
       const auto hits = searcher.search(batch, request.options);
       for (std::size_t q = 0; q < batch.size(); ++q) {
-        out.push_back(std::move(index::search_result_json(index_, batch[q], hits[q])["results"]));
+        out.push_back(std::move(index::search_result_json(*index_, batch[q], hits[q])["results"]));
       }
     }
     return out;
@@ -78,17 +78,23 @@ class Index {
 
   std::size_t size() const {
     std::shared_lock lock(*mutex_);
-    return index_.size();
+    return index_->size();
   }
-  const fs::path& model_dir() const { return index_.model_dir(); }  // fixed at build time
+  const fs::path& model_dir() const { return index_->model_dir(); }  // fixed at build time
 
  private:
   Index(index::AddressIndex ix, std::unique_ptr<index::AddressModel> model)
-      : model_(std::move(model)), index_(std::move(ix)), mutex_(std::make_unique<std::shared_mutex>()) {}
+      : model_(std::move(model)),
+        index_(std::make_unique<index::AddressIndex>(std::move(ix))),
+        searcher_(std::make_unique<index::Searcher>(*index_, *model_)),
+        mutex_(std::make_unique<std::shared_mutex>()) {}
 
+  // Pointers: the Index moves out of its factories, and the searcher, which keeps each
+  // region's records between searches, refers to the index and the model.
   std::unique_ptr<index::AddressModel> model_;
-  index::AddressIndex index_;
-  std::unique_ptr<std::shared_mutex> mutex_;  // a pointer: the Index moves out of its factories
+  std::unique_ptr<index::AddressIndex> index_;
+  std::unique_ptr<index::Searcher> searcher_;
+  std::unique_ptr<std::shared_mutex> mutex_;
 };
 
 std::vector<index::NewRecord> to_records(py::handle texts, const std::optional<std::vector<std::string>>& ids) {

@@ -132,15 +132,15 @@ int run_dedup(int argc, char** argv, int first) {
   }
   check_on_error(args.value("on-error"));
   if (args.value("input").empty()) throw UsageError("--input is required");
+  if (args.value("out").empty()) throw UsageError("--out must name a file, or - for standard output");
   dedup::DedupOptions options;
   options.rule = dedup::parse_merge_rule(args.value("merge"));
   options.neighbours = static_cast<std::size_t>(args.integer("neighbours", 1, static_cast<long>(dedup::kMaxNeighbours)));
   options.exhaustive_check = args.flag("exhaustive-check");
   if (!args.value("missed").empty() && !options.exhaustive_check) throw Error("--missed needs --exhaustive-check");
   if (!args.value("threshold").empty()) {
-    const double threshold = args.real("threshold", 0.0, 1.0);  // a number, nothing after it
-    if (!(threshold > 0.0)) throw UsageError("--threshold must be in (0, 1]");
-    options.threshold = static_cast<float>(threshold);
+    options.threshold = static_cast<float>(args.real("threshold", 0.0, 1.0));  // a number, nothing after it
+    if (!(*options.threshold > 0.0f)) throw UsageError("--threshold must be in (0, 1]");  // 1e-50 is 0 as a float
   }
   set_num_threads(static_cast<int>(args.integer("threads", 0, 1024)));
 

@@ -116,11 +116,12 @@ void tag_leading_country(std::vector<AddressElement>& elements) {
 std::size_t leading_country(std::u32string_view text, const Gazetteer& gazetteer) {
   for (const std::u32string_view country : {std::u32string_view(U"中华人民共和国"), std::u32string_view(U"中国")}) {
     if (!text.starts_with(country)) continue;
+    // A full name only: short ones begin company names (中国平安, 中国南山开发, 中国东方航空).
     bool division = false;
     gazetteer.prefixes(text.substr(country.size()), [&](std::size_t length, std::span<const std::int32_t> found) {
       for (const std::int32_t d : found) {
         const Division& named = gazetteer.division(d);
-        if (length >= 2 && named.level != AdminLevel::Town && !named.placeholder) division = true;
+        if (length == named.name_length && named.level != AdminLevel::Town && !named.placeholder) division = true;
       }
     });
     return division ? country.size() : 0;

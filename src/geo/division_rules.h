@@ -39,9 +39,10 @@ void tag_municipality_as_city(std::vector<AddressElement>& elements, const Gazet
 void tag_leading_country(std::vector<AddressElement>& elements);
 
 // The length of a leading 中国 or 中华人民共和国 that comes before a province, city or
-// district name (中国北京市…, 中华人民共和国浙江省…), else 0. The tagger, which never saw a
-// country, reads the whole as a POI or the division as a subpoi, so the parser tags the
-// rest alone. Before anything else (中国银行, 中国石化) it is a name's first word.
+// district's full name (中国北京市…, 中华人民共和国浙江省…), else 0. The tagger, which never
+// saw a country, reads the whole as a POI or the division as a subpoi, so the parser tags
+// the rest alone. Before anything else (中国银行, 中国平安: 平安 is also 平安区's short name)
+// it is a name's first word.
 std::size_t leading_country(std::u32string_view text, const Gazetteer& gazetteer);
 
 }  // namespace geoalign::geo

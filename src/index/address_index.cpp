@@ -43,25 +43,24 @@ std::filesystem::path partial(const std::filesystem::path& file) { return file.s
 
 // A save writes every file under a temporary name, the manifest last, and only then moves
 // them into place: a save that fails (a full disk) or is killed while writing leaves the
-// index as it was. One killed while moving them leaves the new manifest under its
-// temporary name, written whole, and the next open finishes the moves.
-void finish_interrupted_save(const std::filesystem::path& dir) {
+// index as it was. One killed while moving them leaves files that do not match the old
+// manifest beside the new one, written whole under its temporary name; an open that finds
+// the index so finishes the moves (true), tolerating another process doing the same. An
+// open of a whole index writes nothing, whatever temporary files lie beside it.
+bool finish_interrupted_save(const std::filesystem::path& dir) {
   const auto manifest = partial(dir / AddressIndex::kManifest);
-  if (!std::filesystem::exists(manifest)) return;
+  if (!std::filesystem::exists(manifest)) return false;
   nlohmann::json j;
   try {
     j = model::read_json_file(manifest);
   } catch (const Error&) {
-    std::filesystem::remove(manifest);  // cut off while written: no file had been moved
-    return;
+    return false;  // still being written, or cut off before any file moved
   }
-  if (!j.is_object() || !j.contains("files") || !j["files"].is_object()) {
-    throw Error(manifest.string() + ": not a manifest; remove it to open the index as it was");
-  }
-  for (const auto& [name, entry] : j["files"].items()) {
-    if (std::filesystem::exists(partial(dir / name))) std::filesystem::rename(partial(dir / name), dir / name);
-  }
-  std::filesystem::rename(manifest, dir / AddressIndex::kManifest);
+  if (!j.is_object() || !j.contains("files") || !j["files"].is_object()) return false;
+  std::error_code ignored;  // a file another opener moved first is not there to move
+  for (const auto& [name, entry] : j["files"].items()) std::filesystem::rename(partial(dir / name), dir / name, ignored);
+  std::filesystem::rename(manifest, dir / AddressIndex::kManifest, ignored);
+  return true;
 }
 }  // namespace
 
@@ -120,9 +119,11 @@ void AddressIndex::add(const AddressModel& model, const std::vector<NewRecord>& 
       Address a = model.prepare(normalized[k]);
       adcodes[k] = a.parsed.admin.adcode;
       // Region filters read the adcode: an ambiguous record (龙岗区 alone) lies in its most
-      // likely reading, not in no region at all, where every filter would leave it out.
+      // likely reading, not in no region at all, where every filter would leave it out; the
+      // mark says it is a guess, which a query's own city does not overrule.
       if (a.parsed.admin.ambiguous) {
-        adcodes[k] = model.parser().complete(normalized[k], a.parsed.elements, {.guess = true}).admin.adcode;
+        const std::string guess = model.parser().complete(normalized[k], a.parsed.elements, {.guess = true}).admin.adcode;
+        if (!guess.empty()) adcodes[k] = guess + kGuessMark;
       }
       elements[k] = std::move(a.parsed.elements);
     } catch (const std::exception& e) {
@@ -165,6 +166,8 @@ Address AddressIndex::address(std::size_t r, const AddressModel& model) const {
 
 void AddressIndex::save(const std::filesystem::path& dir) const {
   std::filesystem::create_directories(dir);
+  // A manifest left by a save killed while writing must not be taken for this one's.
+  std::filesystem::remove(partial(dir / kManifest));
   std::vector<const char*> names = {kRecordsFile, LexicalIndex::kFileName, VectorIndex::kFileName};
   if (has_parses_) names.push_back(kParsesFile);
   names.push_back(kManifest);
@@ -213,9 +216,17 @@ void AddressIndex::save(const std::filesystem::path& dir) const {
 }
 
 AddressIndex AddressIndex::open(const std::filesystem::path& dir) {
+  try {
+    return open_whole(dir);
+  } catch (const Error&) {
+    if (!finish_interrupted_save(dir)) throw;
+  }
+  return open_whole(dir);
+}
+
+AddressIndex AddressIndex::open_whole(const std::filesystem::path& dir) {
   const auto manifest_file = dir / kManifest;
   if (!std::filesystem::is_directory(dir)) throw Error(dir.string() + ": no such index folder");
-  finish_interrupted_save(dir);
   if (!std::filesystem::exists(manifest_file)) {
     throw Error(dir.string() + ": not an index (no " + kManifest + "; build one with geoalign index build)");
   }

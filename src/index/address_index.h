@@ -60,8 +60,14 @@ class AddressIndex {
   std::string_view text(std::size_t r) const { return texts_[r]; }
   std::string_view normalized(std::size_t r) const { return normalized_[r]; }
   // The code of record r's admin chain, what region filters read; for an ambiguous chain,
-  // its most likely reading's (AdminChain::guess).
-  std::string_view adcode(std::size_t r) const { return adcodes_[r]; }
+  // its most likely reading's (AdminChain::guess), and adcode_is_guess(r).
+  std::string_view adcode(std::size_t r) const {
+    const std::string_view code = adcodes_[r];
+    return code.ends_with(kGuessMark) ? code.substr(0, code.size() - 1) : code;
+  }
+  bool adcode_is_guess(std::size_t r) const { return adcodes_[r].ends_with(kGuessMark); }
+  // Stored after a guessed code in records.bin.
+  static constexpr char kGuessMark = '?';
   // Record r parsed, from its stored elements when `model`'s parser found them, else
   // parsed now.
   Address address(std::size_t r, const AddressModel& model) const;
@@ -77,6 +83,8 @@ class AddressIndex {
 
  private:
   AddressIndex(std::filesystem::path model_dir, std::uint64_t model_checksum, VectorIndex vectors);
+  // open() of a folder whose last save finished.
+  static AddressIndex open_whole(const std::filesystem::path& dir);
 
   std::filesystem::path model_dir_;
   std::uint64_t model_checksum_ = 0;

@@ -115,8 +115,10 @@ std::shared_ptr<const std::vector<std::uint32_t>> Searcher::records_in(const std
     for (std::size_t r = 0; r < index_.size(); ++r) {
       const std::string_view code = index_.adcode(r);
       // A record "or unknown" is in the region or not known to lie outside it: its code
-      // stops above the region's level (none, or the region's province alone).
-      if (code.starts_with(region) || (or_unknown && std::string_view(region).starts_with(code))) {
+      // stops above the region's level (none, or the region's province alone), or is only
+      // the likeliest reading of an ambiguous chain (朝阳区… may be 长春's).
+      const bool unknown = std::string_view(region).starts_with(code) || index_.adcode_is_guess(r);
+      if (code.starts_with(region) || (or_unknown && unknown)) {
         records->push_back(static_cast<std::uint32_t>(r));
       }
     }

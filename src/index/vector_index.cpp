@@ -80,7 +80,12 @@ std::vector<Hit> VectorIndex::search(std::span<const float> query, std::size_t k
   auto& hnsw = *graph_->hnsw;
   std::vector<Hit> hits;
   const auto better = [](const Hit& a, const Hit& b) { return a.score != b.score ? a.score > b.score : a.record < b.record; };
-  if (only && only->size() <= options_.exact_limit) {
+  // hnswlib 0.6 cannot filter inside the graph: it is asked for enough neighbours that
+  // about 2k of them lie in `only`, and the rest are dropped. Where that is a good part of
+  // `only` anyway, comparing `only` one by one costs less.
+  std::size_t fetch = k;
+  if (only) fetch = std::min(n, std::max({k * 10, candidates, (2 * k * n + only->size() - 1) / only->size()}));
+  if (only && (only->size() <= options_.exact_limit || only->size() <= 8 * fetch)) {
     hits.reserve(only->size());
     for (const std::uint32_t r : *only) {
       const float distance = hnsw.fstdistfunc_(query.data(), hnsw.getDataByInternalId(hnsw.label_lookup_.at(r)),
@@ -92,10 +97,6 @@ std::vector<Hit> VectorIndex::search(std::span<const float> query, std::size_t k
     hits.resize(keep);
     return hits;
   }
-  // hnswlib 0.6 cannot filter inside the graph: ask for enough neighbours that about 2k
-  // of them lie in `only`, and drop the rest.
-  std::size_t fetch = k;
-  if (only) fetch = std::min(n, std::max({k * 10, candidates, (2 * k * n + only->size() - 1) / only->size()}));
   {
     // setEf is per index, not per query: a search names its own by passing it through
     // searchKnn's heap size instead.

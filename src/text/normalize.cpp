@@ -134,7 +134,8 @@ std::string AddressNormalizer::normalize(std::string_view utf8) const {
       if (again == text) break;
     }
   }
-  std::string out = encode_utf8(text);
+  // Blank cleaning can bring a letter and its accent together (e, U+200B, U+0301).
+  std::string out = encode_utf8(unicode::nfc(text));
   if (opencc_) out = opencc_->convert(out);
   return out;
 }
