@@ -755,6 +755,8 @@ TEST(ServeHttp, ParseAnswersWhatTheCliPrints) {
     EXPECT_EQ(results[i], geo::parse_json(parser.parse(normalizer.normalize(addresses[i])))) << addresses[i];
   }
   EXPECT_EQ(results[3]["admin"]["historical"]["district"]["name"], "江干区");  // a former name
+  // Items answered without the model leave the queue, and the gauge says so.
+  EXPECT_TRUE(wait_for([&] { return server.metrics().queue_depth.load() == 0; }));
   const auto blank = server.post("/v1/parse", R"({"addresses": ["杭州", " "]})");
   EXPECT_EQ(blank.status, 422);
   EXPECT_EQ(json::parse(blank.body)["error"], "addresses[1] is empty");

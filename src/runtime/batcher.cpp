@@ -48,11 +48,10 @@ bool Batcher::submit(const std::shared_ptr<InferenceRequest>& request) {
     if (stopping_) return false;
     if (queued_.load() + n > options_.max_queue) return false;
     request->kind->accept(*request);
-    queued_ += n;
+    count_queued(static_cast<std::int64_t>(n));
     request->remaining = n;
     if (n > 0) inbox_.push_back(request);
   }
-  if (observer_) observer_->on_queue_depth(static_cast<std::int64_t>(queued_.load()));
   if (n == 0) {
     finish_request(*request, InferenceRequest::Outcome::Ok, "");
   } else {
@@ -105,14 +104,23 @@ void Batcher::finish_request(InferenceRequest& request, InferenceRequest::Outcom
   }
 }
 
+// Every change of the queue's size is told to the observer, in the order of the changes:
+// a gauge fed from several threads without the lock could end on a stale value, and
+// stay there once the server is idle.
+void Batcher::count_queued(std::int64_t delta) {
+  std::lock_guard lock(depth_mutex_);
+  queued_ += static_cast<std::size_t>(delta);  // wraps back for a negative delta
+  if (observer_) observer_->on_queue_depth(static_cast<std::int64_t>(queued_.load()));
+}
+
 void Batcher::finish_item(InferenceRequest& request) {
-  --queued_;
+  count_queued(-1);
   if (request.remaining.fetch_sub(1) == 1) finish_request(request, InferenceRequest::Outcome::Ok, "");
 }
 
 // The item's request fails; its other items are skipped wherever they wait.
 void Batcher::fail_item(BatchItem& item, const std::string& error) {
-  --queued_;
+  count_queued(-1);
   finish_request(*item.request, InferenceRequest::Outcome::Failed, error);
 }
 
@@ -160,7 +168,7 @@ void Batcher::tokenizer_loop() {
     if (error) {
       // Items of earlier slices are in the queue and will be skipped there; release the
       // rest: this slice's up to the bad one, and all after it.
-      queued_ -= items.size() + (request->size() - request->tokenized);
+      count_queued(-static_cast<std::int64_t>(items.size() + (request->size() - request->tokenized)));
       finish_request(*request, InferenceRequest::Outcome::Failed, *error);
       items.clear();
     }
@@ -257,7 +265,6 @@ void Batcher::model_loop() {
     }
     adopt_num_threads();
     run_batch(batch, ws);
-    if (observer_) observer_->on_queue_depth(static_cast<std::int64_t>(queued_.load()));
   }
 }
 
@@ -283,7 +290,7 @@ void Batcher::complete_stage(std::vector<BatchItem*>& live) {
     } else if (!live[k]->request->finished.load()) {
       live[kept++] = live[k];
     } else {
-      --queued_;  // its request failed through another of its items
+      count_queued(-1);  // its request failed through another of its items
     }
   }
   live.resize(kept);
@@ -315,7 +322,7 @@ void Batcher::run_batch(std::vector<BatchItem>& batch, model::BertModel::Workspa
   std::vector<BatchItem*> live;
   for (auto& item : batch) {
     if (should_skip(item, start)) {
-      --queued_;
+      count_queued(-1);
       continue;
     }
     if (observer_) observer_->on_dequeued(seconds_between(item.enqueued, start));
@@ -366,7 +373,7 @@ void Batcher::after_loop() {
       after_queue_.pop_front();
     }
     if (should_skip(item, Clock::now())) {
-      --queued_;
+      count_queued(-1);
       continue;
     }
     std::optional<std::string> error;

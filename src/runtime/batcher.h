@@ -91,6 +91,7 @@ class Batcher {
                                      model::BertModel::Workspace& ws) const;
   void after_loop();
   void fail_item(BatchItem& item, const std::string& error);
+  void count_queued(std::int64_t delta);
   void finish_item(InferenceRequest& request);
   void finish_request(InferenceRequest& request, InferenceRequest::Outcome outcome, const std::string& error);
   bool should_skip(BatchItem& item, Clock::time_point now);
@@ -109,6 +110,7 @@ class Batcher {
   std::size_t lane_items_ = 0, queued_tokens_ = 0;
   bool tokenizing_ = false;  // the tokenizer holds a request taken from the inbox
   std::atomic<std::size_t> queued_{0};
+  std::mutex depth_mutex_;  // orders count_queued's changes and reports
   bool stopping_ = false, tokenizer_done_ = false, model_done_ = false, paused_ = false;
   std::thread tokenizer_thread_, model_thread_;
   std::vector<std::thread> after_threads_;
