@@ -77,6 +77,21 @@ TEST(ServeApi, KServeShapesAndNamesAreChecked) {
       R"({"inputs":[{"name":"addr1","shape":[2,1],"data":[["a"],["c"]]},{"name":"addr2","shape":[2],"data":["b","d"]}]})", 8));
   EXPECT_EQ(rows.first, (std::vector<std::string>{"a", "c"}));
   EXPECT_EQ(rows.second, (std::vector<std::string>{"b", "d"}));
+  // A bad string in nested rows is named by its row and column.
+  EXPECT_EQ(error_of(Endpoint::KServeInfer,
+                     R"({"inputs":[{"name":"pairs","shape":[3,2],"data":[["a","b"],["c","d"],["e"," "]]}]})")
+                .message,
+            "pairs[2][1] is empty");
+}
+
+TEST(ServeApi, SearchResultsPerRequestAreCapped) {
+  std::string queries = "[";
+  for (int i = 0; i < 20; ++i) queries += std::string(i ? "," : "") + "\"杭州\"";
+  queries += "]";
+  const auto big = error_of(Endpoint::Search, R"({"queries":)" + queries + R"(,"k":10000})", 1024);
+  EXPECT_EQ(big.status, 413);
+  EXPECT_NE(big.message.find("200000 results"), std::string::npos) << big.message;
+  EXPECT_EQ(error_of(Endpoint::Search, R"({"queries":)" + queries + R"(,"k":5000})", 1024).status, 200);
 }
 
 TEST(ServeApi, ParsesSearchWithItsDefaults) {

@@ -19,6 +19,10 @@ using nlohmann::json;
 
 // Bounds of /v1/search's counts, as `geoalign search` takes them.
 constexpr std::uint64_t kMaxCount = 10000;
+// Hits one search request may ask for (queries × k): the response is rendered on the I/O
+// thread, and 100 queries at k = 10,000 were 100 MB that held every other client for
+// seconds and a gigabyte of memory.
+constexpr std::uint64_t kMaxHitsPerRequest = 100000;
 
 ApiError bad(const std::string& message) { return {400, "invalid_request", message}; }
 
@@ -101,6 +105,12 @@ std::variant<ParsedRequest, ApiError> parse_search(const json& body, std::size_t
   if (auto e = take_strings(queries, "queries", r.first)) return *e;
   if (auto e = take_count(body, "k", 1, kMaxCount, r.search.k)) return *e;
   if (auto e = take_count(body, "rerank", 0, kMaxCount, r.search.rerank)) return *e;
+  if (r.first.size() * r.search.k > kMaxHitsPerRequest) {
+    return ApiError{413, "too_large",
+                    std::to_string(r.first.size()) + " queries at k = " + std::to_string(r.search.k) + " ask for " +
+                        std::to_string(r.first.size() * r.search.k) + " results; the limit is " +
+                        std::to_string(kMaxHitsPerRequest) + " per request (fewer queries, or a smaller k)"};
+  }
   if (body.contains("region")) {
     const json& region = body["region"];
     if (!region.is_string() || text::unicode::is_blank(region.get<std::string>())) {
@@ -157,11 +167,13 @@ std::optional<ApiError> take_tensor(const json& input, const std::string& name, 
                                     std::vector<std::string>& values) {
   const json& data = input["data"];
   if (!data.empty() && data[0].is_array()) {
-    for (const json& row : data) {
+    for (std::size_t r = 0; r < data.size(); ++r) {
+      const json& row = data[r];
       if (!row.is_array() || row.size() != columns) {
         return bad("\"" + name + "\" rows must hold " + std::to_string(columns) + (columns == 1 ? " string" : " strings"));
       }
-      if (auto e = take_strings(row, name, values)) return *e;
+      // Named as the JSON nests it: pairs[2][1], addr1[2][0].
+      if (auto e = take_strings(row, name + "[" + std::to_string(r) + "]", values)) return *e;
     }
   } else if (auto e = take_strings(data, name, values)) {
     return *e;
