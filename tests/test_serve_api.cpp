@@ -84,6 +84,14 @@ TEST(ServeApi, KServeShapesAndNamesAreChecked) {
             "pairs[2][1] is empty");
 }
 
+TEST(ServeApi, AMisspeltFieldIsAnError) {
+  const auto e = error_of(Endpoint::Match, R"({"pairs":[["a","b"]],"explian":true})");
+  EXPECT_EQ(e.status, 400);
+  EXPECT_NE(e.message.find("unknown field \"explian\""), std::string::npos) << e.message;
+  EXPECT_EQ(error_of(Endpoint::Search, R"({"queries":["a"],"region_from_query":true})").status, 400);
+  EXPECT_EQ(error_of(Endpoint::Parse, R"({"addresses":["a"],"guess":false})").status, 400);
+}
+
 TEST(ServeApi, SearchResultsPerRequestAreCapped) {
   std::string queries = "[";
   for (int i = 0; i < 20; ++i) queries += std::string(i ? "," : "") + "\"杭州\"";

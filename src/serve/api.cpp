@@ -310,6 +310,19 @@ std::optional<Endpoint> inference_endpoint(std::string_view target) {
   return route == nullptr ? std::nullopt : route->endpoint;
 }
 
+// A /v1 body holds only its own fields: a misspelt option ("explian": true) is an error,
+// not silently a request without it. (KServe bodies follow their protocol's wider rules.)
+std::optional<ApiError> unknown_field(const json& body, std::initializer_list<std::string_view> known) {
+  for (const auto& [key, value] : body.items()) {
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      std::string names;
+      for (const auto k : known) names += std::string(names.empty() ? "" : ", ") + "\"" + std::string(k) + "\"";
+      return bad("unknown field \"" + key + "\" (this endpoint takes " + names + ")");
+    }
+  }
+  return std::nullopt;
+}
+
 std::variant<ParsedRequest, ApiError> parse_request(Endpoint endpoint, std::string_view body, std::size_t max_items,
                                                     std::optional<std::string_view> inference_header_length) {
   std::string_view binary;
@@ -331,6 +344,15 @@ std::variant<ParsedRequest, ApiError> parse_request(Endpoint endpoint, std::stri
     return ApiError{400, "invalid_json", "request body is not valid JSON (a value is out of range)"};
   }
   if (!parsed.is_object()) return bad("request body must be a JSON object");
+  std::optional<ApiError> unknown;
+  switch (endpoint) {
+    case Endpoint::Match: unknown = unknown_field(parsed, {"pairs", "explain"}); break;
+    case Endpoint::Embed:
+    case Endpoint::Parse: unknown = unknown_field(parsed, {"addresses"}); break;
+    case Endpoint::Search: unknown = unknown_field(parsed, {"queries", "k", "rerank", "region"}); break;
+    case Endpoint::KServeInfer: break;
+  }
+  if (unknown) return *unknown;
   switch (endpoint) {
     case Endpoint::Match: return parse_match(parsed, max_items);
     case Endpoint::Embed:
