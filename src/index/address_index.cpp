@@ -1,7 +1,12 @@
 #include "index/address_index.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -37,6 +42,18 @@ std::uint64_t checksum_field(const model::JsonFields& m, const char* key, const 
     throw Error(manifest.string() + ": \"" + key + "\" is not a hex checksum: \"" + text + "\"");
   }
   return value;
+}
+
+// Flushes a file (or a folder's entries) to the disk: the manifest must never reach it
+// before the files it describes, or a power cut could leave a whole manifest beside
+// short files.
+void sync_to_disk(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error(path.string() + ": cannot open to sync: " + std::strerror(errno));
+  const int rc = ::fsync(fd);
+  const int saved = errno;
+  ::close(fd);
+  if (rc != 0) throw Error(path.string() + ": sync failed: " + std::strerror(saved));
 }
 
 std::filesystem::path partial(const std::filesystem::path& file) { return file.string() + ".partial"; }
@@ -191,6 +208,7 @@ void AddressIndex::save(const std::filesystem::path& dir) const {
     for (const char* name : names) {
       if (name == std::string_view(kManifest)) continue;
       const auto file = partial(dir / name);
+      sync_to_disk(file);
       files[name] = {{"bytes", std::filesystem::file_size(file)}, {"checksum", hex(file_checksum(file))}};
     }
     const nlohmann::json manifest = {{"format", kFormat},
@@ -205,6 +223,8 @@ void AddressIndex::save(const std::filesystem::path& dir) const {
     std::ofstream out(partial(dir / kManifest));
     out << manifest.dump(2) << '\n';
     if (!out.flush()) throw Error(partial(dir / kManifest).string() + ": write failed (disk full?)");
+    out.close();
+    sync_to_disk(partial(dir / kManifest));
   } catch (...) {
     std::error_code ignored;
     for (const char* name : names) std::filesystem::remove(partial(dir / name), ignored);
@@ -212,7 +232,11 @@ void AddressIndex::save(const std::filesystem::path& dir) const {
   }
   // The manifest moves last: until it does, the folder's manifest describes the old files,
   // and an open that finds the new one still under its temporary name finishes the moves.
-  for (const char* name : names) std::filesystem::rename(partial(dir / name), dir / name);
+  for (const char* name : names) {
+    if (name == std::string_view(kManifest)) sync_to_disk(dir);  // the files' new names first
+    std::filesystem::rename(partial(dir / name), dir / name);
+  }
+  sync_to_disk(dir);
 }
 
 AddressIndex AddressIndex::open(const std::filesystem::path& dir) {

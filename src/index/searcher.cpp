@@ -228,8 +228,12 @@ std::vector<SearchHit> Searcher::search_one(const Address& query, std::span<cons
       hits[k].match = std::move(matches[k]);
     }
     // Reranked hits come first, by that probability; the rest keep the fused order.
+    // Of equal scores, the query's own text first.
+    const auto own_text = [&](const SearchHit& h) { return identical && index_.normalized(h.record) == query.text; };
     std::stable_sort(hits.begin(), hits.begin() + static_cast<std::ptrdiff_t>(reranked),
-                     [](const SearchHit& a, const SearchHit& b) { return a.score > b.score; });
+                     [&](const SearchHit& a, const SearchHit& b) {
+                       return a.score != b.score ? a.score > b.score : own_text(a) && !own_text(b);
+                     });
   }
   if (hits.size() > options.k) hits.resize(options.k);
   return hits;
