@@ -339,36 +339,36 @@ TEST_F(AddressIndexTest, AQuerysCityKeepsRecordsWhoseCityIsOnlyGuessed) {
   EXPECT_EQ(std::ranges::find(ids, "r2"), ids.end());
 }
 
-// A save that fails leaves the index as it was; one killed while moving its files into
-// place is finished by the next open.
-TEST_F(AddressIndexTest, AnInterruptedSaveLeavesAWholeIndex) {
+// A save that fails leaves the index as it was; each save replaces the last whole; a save
+// over one another process made since this copy was opened is refused.
+TEST_F(AddressIndexTest, SavesAreWholeAndKeepAnotherProcesssRecords) {
   namespace fs = std::filesystem;
   TempDir dir;
   auto ix = build(kRecords);
-  ix.save(dir / "ix");
+  ix.save(dir / "ix");  // a first save: the plain names
+  EXPECT_TRUE(fs::exists(dir / "ix/records.bin"));
   ix.add(*model_, {{"gz1", "广州市天河区体育西路103号"}});
-  // A folder where the graph's temporary file goes makes its write fail, after the other
-  // files were written.
-  fs::create_directories(dir / "ix/vectors.hnsw.partial");
-  EXPECT_NE(error_of([&] { ix.save(dir / "ix"); }).find("vectors.hnsw.partial"), std::string::npos);
-  EXPECT_FALSE(fs::exists(dir / "ix/records.bin.partial"));
+  // A folder where the next save's graph goes makes its write fail, after the others.
+  fs::create_directories(dir / "ix/vectors.1.hnsw");
+  EXPECT_NE(error_of([&] { ix.save(dir / "ix"); }).find("vectors.1.hnsw"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir / "ix/records.1.bin"));
   EXPECT_EQ(index::AddressIndex::open(dir / "ix").size(), kRecords.size());
-  fs::remove(dir / "ix/vectors.hnsw.partial");
-  // Killed after the first move: the new files wait under temporary names beside the new
-  // manifest, one of them already moved.
-  ix.save(dir / "new");
-  for (const auto& entry : fs::directory_iterator(dir / "new")) {
-    fs::copy_file(entry.path(), dir / "ix" / (entry.path().filename().string() + ".partial"));
-  }
-  fs::rename(dir / "ix/records.bin.partial", dir / "ix/records.bin");
-  const auto finished = index::AddressIndex::open(dir / "ix");
-  EXPECT_EQ(finished.size(), kRecords.size() + 1);
-  EXPECT_EQ(finished.id(kRecords.size()), "gz1");
-  EXPECT_FALSE(fs::exists(dir / "ix/manifest.json.partial"));
-  // Killed while writing the manifest: nothing had moved, and the old index opens.
+  fs::remove(dir / "ix/vectors.1.hnsw");
   ix.save(dir / "ix");
-  { std::ofstream(dir / "ix/manifest.json.partial") << "{\"files\": {\"recor"; }
+  EXPECT_FALSE(fs::exists(dir / "ix/records.bin"));  // the replaced save's files go
   EXPECT_EQ(index::AddressIndex::open(dir / "ix").size(), kRecords.size() + 1);
+  // Two copies opened at once: the second to save would drop the first's record.
+  auto a = index::AddressIndex::open(dir / "ix");
+  auto b = index::AddressIndex::open(dir / "ix");
+  a.add(*model_, {{"a1", "上海市黄浦区南京东路1号"}});
+  b.add(*model_, {{"b1", "南京市鼓楼区中山路100号"}});
+  a.save(dir / "ix");
+  EXPECT_NE(error_of([&] { b.save(dir / "ix"); }).find("another process saved this index"), std::string::npos);
+  const auto after = index::AddressIndex::open(dir / "ix");
+  EXPECT_TRUE(after.has_id("a1"));
+  EXPECT_FALSE(after.has_id("b1"));
+  b.save(dir / "copy");  // elsewhere it may go
+  EXPECT_EQ(index::AddressIndex::open(dir / "copy").size(), kRecords.size() + 2);
 }
 
 void expect_same_parse(const ParsedAddress& got, const ParsedAddress& want) {

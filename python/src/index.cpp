@@ -53,8 +53,8 @@ class Index {
     index_->add(*model_, records);
   }
 
-  void save(const fs::path& dir) const {
-    std::shared_lock lock(*mutex_);
+  void save(const fs::path& dir) {
+    std::unique_lock lock(*mutex_);  // a save records which folder and generation it wrote
     index_->save(dir);
   }
 

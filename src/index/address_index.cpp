@@ -1,6 +1,7 @@
 #include "index/address_index.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -10,6 +11,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <unordered_map>
 
 #include "backend/cpu/parallel.h"
 #include "model/json_file.h"
@@ -56,28 +58,46 @@ void sync_to_disk(const std::filesystem::path& path) {
   if (rc != 0) throw Error(path.string() + ": sync failed: " + std::strerror(saved));
 }
 
-std::filesystem::path partial(const std::filesystem::path& file) { return file.string() + ".partial"; }
+// Each save writes its files under names of its own generation (records.7.bin; a first
+// save, generation 0, under the plain names), never over the files the manifest names,
+// and replaces the manifest by one rename. An open reads one manifest and the files it
+// names, which no later save changes: a save that fails or is killed leaves the index as
+// it was, and a search opening during a save sees the one before or the one after.
+std::string file_name(std::string_view role, std::uint64_t generation) {
+  const std::string name(role);
+  if (generation == 0) return name;
+  const std::size_t dot = name.rfind('.');
+  return name.substr(0, dot) + "." + std::to_string(generation) + name.substr(dot);
+}
 
-// A save writes every file under a temporary name, the manifest last, and only then moves
-// them into place: a save that fails (a full disk) or is killed while writing leaves the
-// index as it was. One killed while moving them leaves files that do not match the old
-// manifest beside the new one, written whole under its temporary name; an open that finds
-// the index so finishes the moves (true), tolerating another process doing the same. An
-// open of a whole index writes nothing, whatever temporary files lie beside it.
-bool finish_interrupted_save(const std::filesystem::path& dir) {
-  const auto manifest = partial(dir / AddressIndex::kManifest);
-  if (!std::filesystem::exists(manifest)) return false;
-  nlohmann::json j;
-  try {
-    j = model::read_json_file(manifest);
-  } catch (const Error&) {
-    return false;  // still being written, or cut off before any file moved
+// One save into a folder at a time, across processes: an advisory lock on a file of the
+// folder, held for the save, waited for by the next.
+class SaveLock {
+ public:
+  explicit SaveLock(const std::filesystem::path& dir) : fd_(::open((dir / ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    if (fd_ < 0) throw Error((dir / ".lock").string() + ": cannot lock the index for saving: " + std::strerror(errno));
+    if (::flock(fd_, LOCK_EX) != 0) {
+      const int saved = errno;
+      ::close(fd_);
+      throw Error(dir.string() + ": cannot lock the index for saving: " + std::strerror(saved));
+    }
   }
-  if (!j.is_object() || !j.contains("files") || !j["files"].is_object()) return false;
-  std::error_code ignored;  // a file another opener moved first is not there to move
-  for (const auto& [name, entry] : j["files"].items()) std::filesystem::rename(partial(dir / name), dir / name, ignored);
-  std::filesystem::rename(manifest, dir / AddressIndex::kManifest, ignored);
-  return true;
+  ~SaveLock() { ::close(fd_); }
+  SaveLock(const SaveLock&) = delete;
+  SaveLock& operator=(const SaveLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+std::optional<nlohmann::json> current_manifest(const std::filesystem::path& dir) {
+  if (!std::filesystem::exists(dir / AddressIndex::kManifest)) return std::nullopt;
+  return model::read_json_file(dir / AddressIndex::kManifest);
+}
+
+std::uint64_t generation_of(const nlohmann::json& manifest) {
+  const auto g = manifest.find("generation");
+  return g != manifest.end() && g->is_number_unsigned() ? g->get<std::uint64_t>() : 0;
 }
 }  // namespace
 
@@ -181,16 +201,26 @@ Address AddressIndex::address(std::size_t r, const AddressModel& model) const {
   return model.prepare(normalized(r));
 }
 
-void AddressIndex::save(const std::filesystem::path& dir) const {
+void AddressIndex::save(const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
-  // A manifest left by a save killed while writing must not be taken for this one's.
-  std::filesystem::remove(partial(dir / kManifest));
-  std::vector<const char*> names = {kRecordsFile, LexicalIndex::kFileName, VectorIndex::kFileName};
-  if (has_parses_) names.push_back(kParsesFile);
-  names.push_back(kManifest);
+  const SaveLock lock(dir);
+  const std::optional<nlohmann::json> previous = current_manifest(dir);
+  const std::uint64_t previous_generation = previous ? generation_of(*previous) : 0;
+  // Saving back where it was opened from, over a save another process made since, would
+  // drop that process's records without a word.
+  std::error_code ec;
+  if (previous && !opened_from_.empty() && std::filesystem::equivalent(opened_from_, dir, ec) &&
+      previous_generation != generation_) {
+    throw Error(dir.string() + ": another process saved this index since it was opened here; open it again and repeat");
+  }
+  const std::uint64_t generation = previous ? previous_generation + 1 : 0;
+  std::vector<const char*> roles = {kRecordsFile, LexicalIndex::kFileName, VectorIndex::kFileName};
+  if (has_parses_) roles.push_back(kParsesFile);
+  const auto path_of = [&](const char* role) { return dir / file_name(role, generation); };
+  const auto temporary_manifest = dir / (std::string(kManifest) + ".partial");
   try {
     {
-      BinaryWriter out(partial(dir / kRecordsFile), kRecordsMagic, kRecordsVersion);
+      BinaryWriter out(path_of(kRecordsFile), kRecordsMagic, kRecordsVersion);
       ids_.write(out);
       texts_.write(out);
       normalized_.write(out);
@@ -198,21 +228,23 @@ void AddressIndex::save(const std::filesystem::path& dir) const {
       out.close();
     }
     if (has_parses_) {
-      BinaryWriter out(partial(dir / kParsesFile), kParsesMagic, kParsesVersion);
+      BinaryWriter out(path_of(kParsesFile), kParsesMagic, kParsesVersion);
       parses_.write(out);
       out.close();
     }
-    lexical_.write(partial(dir / LexicalIndex::kFileName));
-    vectors_.write(partial(dir / VectorIndex::kFileName));
+    lexical_.write(path_of(LexicalIndex::kFileName));
+    vectors_.write(path_of(VectorIndex::kFileName));
     nlohmann::json files = nlohmann::json::object();
-    for (const char* name : names) {
-      if (name == std::string_view(kManifest)) continue;
-      const auto file = partial(dir / name);
-      sync_to_disk(file);
-      files[name] = {{"bytes", std::filesystem::file_size(file)}, {"checksum", hex(file_checksum(file))}};
+    for (const char* role : roles) {
+      const auto file = path_of(role);
+      sync_to_disk(file);  // on the disk before the manifest that names it
+      files[role] = {{"file", file_name(role, generation)},
+                     {"bytes", std::filesystem::file_size(file)},
+                     {"checksum", hex(file_checksum(file))}};
     }
     const nlohmann::json manifest = {{"format", kFormat},
                                      {"version", kVersion},
+                                     {"generation", generation},
                                      {"normalization", text::kNormalizationRevision},
                                      {"records", size()},
                                      {"dim", vectors_.dim()},
@@ -220,32 +252,49 @@ void AddressIndex::save(const std::filesystem::path& dir) const {
                                      {"model_checksum", hex(model_checksum_)},
                                      {"parser_checksum", hex(parser_checksum_)},
                                      {"files", files}};
-    std::ofstream out(partial(dir / kManifest));
+    std::ofstream out(temporary_manifest);
     out << manifest.dump(2) << '\n';
-    if (!out.flush()) throw Error(partial(dir / kManifest).string() + ": write failed (disk full?)");
+    if (!out.flush()) throw Error(temporary_manifest.string() + ": write failed (disk full?)");
     out.close();
-    sync_to_disk(partial(dir / kManifest));
+    sync_to_disk(temporary_manifest);
+    sync_to_disk(dir);
+    std::filesystem::rename(temporary_manifest, dir / kManifest);
   } catch (...) {
     std::error_code ignored;
-    for (const char* name : names) std::filesystem::remove(partial(dir / name), ignored);
+    for (const char* role : roles) std::filesystem::remove(path_of(role), ignored);  // never the current files
+    std::filesystem::remove(temporary_manifest, ignored);
     throw;
   }
-  // The manifest moves last: until it does, the folder's manifest describes the old files,
-  // and an open that finds the new one still under its temporary name finishes the moves.
-  for (const char* name : names) {
-    if (name == std::string_view(kManifest)) sync_to_disk(dir);  // the files' new names first
-    std::filesystem::rename(partial(dir / name), dir / name);
-  }
   sync_to_disk(dir);
+  // The files of the generation replaced (a search that opened it keeps reading them).
+  if (previous && previous->contains("files") && (*previous)["files"].is_object()) {
+    for (const auto& [role, entry] : (*previous)["files"].items()) {
+      const std::string old = entry.is_object() ? entry.value("file", role) : role;
+      if (old != file_name(role, generation) && old.find('/') == std::string::npos) {
+        std::error_code ignored;
+        std::filesystem::remove(dir / old, ignored);
+      }
+    }
+  }
+  generation_ = generation;
+  opened_from_ = dir;
 }
 
 AddressIndex AddressIndex::open(const std::filesystem::path& dir) {
-  try {
-    return open_whole(dir);
-  } catch (const Error&) {
-    if (!finish_interrupted_save(dir)) throw;
+  // A save that replaces the manifest while this reads it removes the files it named: read
+  // the new one instead.
+  const auto manifest_text = [&] {
+    std::ifstream in(dir / kManifest, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  for (int attempt = 0;; ++attempt) {
+    const std::string before = manifest_text();
+    try {
+      return open_whole(dir);
+    } catch (const Error&) {
+      if (attempt == 4 || manifest_text() == before) throw;
+    }
   }
-  return open_whole(dir);
 }
 
 AddressIndex AddressIndex::open_whole(const std::filesystem::path& dir) {
@@ -273,8 +322,18 @@ AddressIndex AddressIndex::open_whole(const std::filesystem::path& dir) {
   std::vector<const char*> names = {kRecordsFile, LexicalIndex::kFileName, VectorIndex::kFileName};
   const bool has_parses = files.has(kParsesFile);
   if (has_parses) names.push_back(kParsesFile);
+  // Where each file lies: named in the manifest since generations (a bare file name).
+  std::unordered_map<std::string, std::filesystem::path> path_of;
   for (const char* name : names) {
-    const auto file = dir / name;
+    const model::JsonFields f = files.object(name);
+    const std::string file = f.string("file", name);
+    if (file.empty() || file.find('/') != std::string::npos || file == "." || file == "..") {
+      throw Error(manifest_file.string() + ": \"" + file + "\" is not a file name");
+    }
+    path_of[name] = dir / file;
+  }
+  for (const char* name : names) {
+    const auto file = path_of[name];
     const model::JsonFields f = files.object(name);
     if (!std::filesystem::exists(file)) throw Error(file.string() + ": missing");
     const auto bytes = std::filesystem::file_size(file);
@@ -285,8 +344,10 @@ AddressIndex AddressIndex::open_whole(const std::filesystem::path& dir) {
     if (hex(file_checksum(file)) != f.string("checksum", "")) throw Error(file.string() + ": checksum mismatch (corrupt)");
   }
   AddressIndex ix(m.string("model", ""), checksum_field(m, "model_checksum", manifest_file),
-                  VectorIndex::read(dir / VectorIndex::kFileName, dim, records));
-  BinaryReader in(dir / kRecordsFile, kRecordsMagic, kRecordsVersion);
+                  VectorIndex::read(path_of[VectorIndex::kFileName], dim, records));
+  ix.generation_ = generation_of(j);
+  ix.opened_from_ = dir;
+  BinaryReader in(path_of[kRecordsFile], kRecordsMagic, kRecordsVersion);
   ix.ids_ = StringColumn::read(in, "ids");
   ix.texts_ = StringColumn::read(in, "texts");
   ix.normalized_ = StringColumn::read(in, "normalized texts");
@@ -302,7 +363,7 @@ AddressIndex AddressIndex::open_whole(const std::filesystem::path& dir) {
   }
   ix.has_parses_ = has_parses;
   if (has_parses) {
-    BinaryReader parses(dir / kParsesFile, kParsesMagic, kParsesVersion);
+    BinaryReader parses(path_of[kParsesFile], kParsesMagic, kParsesVersion);
     ix.parses_ = StoredParses::read(parses);
     parses.expect_end();
     if (ix.parses_.size() != records) {
@@ -310,7 +371,7 @@ AddressIndex AddressIndex::open_whole(const std::filesystem::path& dir) {
     }
     ix.parser_checksum_ = checksum_field(m, "parser_checksum", manifest_file);
   }
-  ix.lexical_ = LexicalIndex::read(dir / LexicalIndex::kFileName, records);
+  ix.lexical_ = LexicalIndex::read(path_of[LexicalIndex::kFileName], records);
   return ix;
 }
 

@@ -51,9 +51,12 @@ class AddressIndex {
   // Normalizes, parses, embeds and indexes the records (in order). Throws Error, adding
   // nothing, when an id is taken or a text normalizes to nothing.
   void add(const AddressModel& model, const std::vector<NewRecord>& records, const BuildProgress& progress = {});
-  // Writes every file under a temporary name, then moves them into place, the manifest
-  // last: a save that fails or is killed leaves the index as it was, or as saved.
-  void save(const std::filesystem::path& dir) const;
+  // Writes every file under names of a new generation, then replaces the manifest by one
+  // rename: a save that fails or is killed leaves the index as it was, and a search
+  // opening meanwhile sees one save whole. Saves into one folder take turns (a lock file);
+  // saving back to the folder this was opened from throws Error if another process saved
+  // it since, rather than drop that process's records.
+  void save(const std::filesystem::path& dir);
 
   std::size_t size() const { return ids_.size(); }
   std::string_view id(std::size_t r) const { return ids_[r]; }
@@ -83,8 +86,10 @@ class AddressIndex {
 
  private:
   AddressIndex(std::filesystem::path model_dir, std::uint64_t model_checksum, VectorIndex vectors);
-  // open() of a folder whose last save finished.
+  // open() of one manifest; throws if a save replaced it meanwhile.
   static AddressIndex open_whole(const std::filesystem::path& dir);
+  std::uint64_t generation_ = 0;       // of the save this was opened from or last saved as
+  std::filesystem::path opened_from_;  // that save's folder
 
   std::filesystem::path model_dir_;
   std::uint64_t model_checksum_ = 0;
