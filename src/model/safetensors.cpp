@@ -86,7 +86,8 @@ SafetensorsFile SafetensorsFile::open(const std::filesystem::path& path) {
     throw Error(where + ": truncated: " + std::to_string(file_size) + " bytes, too short for a safetensors header");
   }
   file.mapping_->size = static_cast<std::size_t>(file_size);
-  file.mapping_->address = mmap(nullptr, file.mapping_->size, PROT_READ, MAP_PRIVATE, fd, 0);
+  // Every tensor is read at load: the pages are mapped in one call, not faulted in one by one.
+  file.mapping_->address = mmap(nullptr, file.mapping_->size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
   ::close(fd);
   if (file.mapping_->address == MAP_FAILED) throw Error("cannot map " + where + ": " + std::strerror(errno));
   const auto* bytes = static_cast<const std::uint8_t*>(file.mapping_->address);
