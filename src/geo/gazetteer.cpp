@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <fstream>
+#include <numeric>
 #include <optional>
 #include <unordered_map>
 
@@ -157,16 +158,18 @@ Gazetteer Gazetteer::parse(std::istream& in, const std::string& source_name) {
 }
 
 void Gazetteer::build_trie() {
-  std::vector<std::vector<std::int32_t>> node_divisions(1);
+  // (node, division) for every name, sorted into the flat lists afterwards: a list per
+  // node grown as names arrived cost a small allocation for each of the trie's nodes.
+  std::vector<std::pair<std::uint32_t, std::int32_t>> named;
+  std::uint32_t nodes = 1;
   auto insert = [&](std::u32string_view name, std::int32_t division) {
     std::uint32_t node = 0;
     for (const char32_t c : name) {
-      const auto [child, added] = edges_.emplace(edge_key(node, c), static_cast<std::uint32_t>(node_divisions.size()));
-      if (added) node_divisions.emplace_back();
+      const auto [child, added] = edges_.emplace(edge_key(node, c), nodes);
+      if (added) ++nodes;
       node = *child;
     }
-    auto& list = node_divisions[node];
-    if (std::find(list.begin(), list.end(), division) == list.end()) list.push_back(division);
+    named.emplace_back(node, division);
   };
   for (std::size_t i = 0; i < divisions_.size(); ++i) {
     const Division& d = divisions_[i];
@@ -175,12 +178,15 @@ void Gazetteer::build_trie() {
     insert(name, static_cast<std::int32_t>(i));
     for (const auto& alias : short_names(name, d.level)) insert(alias, static_cast<std::int32_t>(i));
   }
-  value_begin_.reserve(node_divisions.size() + 1);
-  for (const auto& list : node_divisions) {
-    value_begin_.push_back(static_cast<std::uint32_t>(values_.size()));
-    values_.insert(values_.end(), list.begin(), list.end());
-  }
-  value_begin_.push_back(static_cast<std::uint32_t>(values_.size()));
+  // A node lists its divisions in file order, each once (a short name can equal another
+  // of the same division's names).
+  std::sort(named.begin(), named.end());
+  named.erase(std::unique(named.begin(), named.end()), named.end());
+  value_begin_.assign(std::size_t{nodes} + 1, 0);
+  for (const auto& entry : named) ++value_begin_[entry.first + 1];
+  std::partial_sum(value_begin_.begin(), value_begin_.end(), value_begin_.begin());
+  values_.reserve(named.size());
+  for (const auto& entry : named) values_.push_back(entry.second);
 }
 
 std::span<const std::int32_t> Gazetteer::node_values(std::uint32_t node) const {
