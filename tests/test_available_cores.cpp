@@ -58,5 +58,30 @@ TEST(AvailableCores, AtLeastOneAndTheDefaultThreadCount) {
   EXPECT_EQ(num_threads(), cpu::available_cores());
 }
 
+TEST(ThreadScopes, KernelsAreMadeForTheCountASerialScopeReplaced) {
+  set_num_threads(3);
+  {
+    const SerialThreadScope alone;
+    EXPECT_EQ(num_threads(), 1);
+    {
+      const KernelThreadsScope kernels;
+      EXPECT_EQ(num_threads(), 3);
+    }
+    EXPECT_EQ(num_threads(), 1);
+    {
+      const SerialThreadScope nested;
+      const KernelThreadsScope kernels;
+      EXPECT_EQ(num_threads(), 1);  // the count the nested scope replaced
+    }
+    EXPECT_EQ(num_threads(), 1);
+  }
+  EXPECT_EQ(num_threads(), 3);
+  {
+    const KernelThreadsScope outside_any;  // changes nothing
+    EXPECT_EQ(num_threads(), 3);
+  }
+  set_num_threads(0);
+}
+
 }  // namespace
 }  // namespace geoalign::testing

@@ -21,4 +21,34 @@ void release_idle_threads();
 // workers would slow every parallel region of the model, as above.
 void run_serially_on_this_thread();
 
+// For a thread that loads a model while another thread loads beside it: the calling
+// thread's parallel regions (packing and quantizing weights) run on it alone until the
+// scope ends, since after every parallel region an OpenMP worker spins for a while on
+// the core the other loader needs. oneDNN sizes a kernel's threading when the kernel is
+// made, so the kernels are still made for the thread count the scope replaced
+// (KernelThreadsScope).
+class SerialThreadScope {
+ public:
+  SerialThreadScope();
+  ~SerialThreadScope();
+  SerialThreadScope(const SerialThreadScope&) = delete;
+  SerialThreadScope& operator=(const SerialThreadScope&) = delete;
+
+ private:
+  int saved_, outer_;
+};
+
+// Where oneDNN kernels are made: the thread count a SerialThreadScope on this thread
+// replaced, until this scope ends (outside one, nothing changes).
+class KernelThreadsScope {
+ public:
+  KernelThreadsScope();
+  ~KernelThreadsScope();
+  KernelThreadsScope(const KernelThreadsScope&) = delete;
+  KernelThreadsScope& operator=(const KernelThreadsScope&) = delete;
+
+ private:
+  int saved_;
+};
+
 }  // namespace geoalign

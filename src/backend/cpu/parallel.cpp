@@ -10,6 +10,8 @@ namespace geoalign {
 
 namespace {
 std::atomic<int> g_num_threads{0};  // 0: never set, OpenMP's own default
+// The thread count the innermost SerialThreadScope on this thread replaced; 0 outside one.
+thread_local int t_threads_outside_serial = 0;
 }
 
 void set_num_threads(int n) {
@@ -32,6 +34,20 @@ void release_idle_threads() {
 }
 
 void run_serially_on_this_thread() { omp_set_num_threads(1); }
+
+SerialThreadScope::SerialThreadScope() : saved_(omp_get_max_threads()), outer_(t_threads_outside_serial) {
+  t_threads_outside_serial = saved_;
+  omp_set_num_threads(1);
+}
+SerialThreadScope::~SerialThreadScope() {
+  omp_set_num_threads(saved_);
+  t_threads_outside_serial = outer_;
+}
+
+KernelThreadsScope::KernelThreadsScope() : saved_(omp_get_max_threads()) {
+  if (t_threads_outside_serial > 0) omp_set_num_threads(t_threads_outside_serial);
+}
+KernelThreadsScope::~KernelThreadsScope() { omp_set_num_threads(saved_); }
 
 int num_threads() { return omp_get_max_threads(); }
 

@@ -5,6 +5,7 @@
 #include <omp.h>
 #include <vector>
 
+#include "backend/threads.h"
 #include "geoalign/error.h"
 
 namespace geoalign::cpu {
@@ -41,12 +42,19 @@ RowChunkedMatmul::RowChunkedMatmul(std::int64_t in, std::int64_t out, dt src_typ
       chunk_rows_(chunk_rows) {
   auto& engine = onednn_engine();
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  // Kernels are made for the model's thread count even where the weights are packed on
+  // one thread (backend/threads.h).
   auto make = [&](std::int64_t rows, const memory::desc& weights_md) {
+    const KernelThreadsScope kernel_threads;
     const memory::desc src_md({rows, in_}, src_type_, tag::ab);
     const memory::desc dst_md({rows, out_}, dt::f32, tag::ab);
     const memory::desc bias_md({1, out_}, dt::f32, tag::ab);
     return bias ? dnnl::matmul::primitive_desc(dnnl::matmul::desc(src_md, weights_md, bias_md, dst_md), attr, engine)
                 : dnnl::matmul::primitive_desc(dnnl::matmul::desc(src_md, weights_md, dst_md), attr, engine);
+  };
+  const auto kernel_of = [](const dnnl::matmul::primitive_desc& pd) {
+    const KernelThreadsScope kernel_threads;
+    return dnnl::matmul(pd);
   };
   // The largest bucket picks the weight layout; the smaller ones must accept it, and a
   // bucket whose kernels cannot is left out (its rows use the next bucket up).
@@ -62,13 +70,13 @@ RowChunkedMatmul::RowChunkedMatmul(std::int64_t in, std::int64_t out, dt src_typ
     try {
       auto pd = make(rows, full.weights_desc());
       descs.push_back(pd);
-      buckets_.push_back({rows, dnnl::matmul(pd)});
+      buckets_.push_back({rows, kernel_of(pd)});
     } catch (const dnnl::error&) {
       continue;
     }
   }
   descs.push_back(full);
-  buckets_.push_back({chunk_rows_, dnnl::matmul(full)});
+  buckets_.push_back({chunk_rows_, kernel_of(full)});
   for (const auto& pd : descs) scratchpad_bytes_ = std::max(scratchpad_bytes_, pd.scratchpad_desc().get_size());
 }
 
