@@ -35,7 +35,7 @@ class SerialThreadScope {
   SerialThreadScope& operator=(const SerialThreadScope&) = delete;
 
  private:
-  int saved_, outer_;
+  int outer_;  // the count the enclosing SerialThreadScope replaced, 0 outside one
 };
 
 // Where oneDNN kernels are made: the thread count a SerialThreadScope on this thread

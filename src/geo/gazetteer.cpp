@@ -15,6 +15,9 @@ namespace geoalign::geo {
 
 namespace {
 
+// Rows the shipped table has (about 45,000), reserved before parsing it.
+constexpr std::size_t kExpectedDivisions = 48 * 1024;
+
 // The 55 minority nationalities, as they appear in autonomous division names.
 constexpr std::array<std::u32string_view, 55> kNationalities = {
     U"蒙古", U"回",   U"藏",     U"维吾尔", U"苗",     U"彝",   U"壮",   U"布依", U"朝鲜", U"满",   U"侗",
@@ -95,10 +98,6 @@ Gazetteer Gazetteer::load(const std::filesystem::path& tsv) {
   if (!in) throw Error("cannot open gazetteer " + tsv.string());
   return parse(in, tsv.string());
 }
-
-namespace {
-constexpr std::size_t kExpectedDivisions = 48 * 1024;
-}  // namespace
 
 Gazetteer Gazetteer::parse(std::istream& in, const std::string& source_name) {
   Gazetteer g;

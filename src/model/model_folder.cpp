@@ -79,17 +79,18 @@ ModelFolder ModelFolder::load(const std::filesystem::path& dir, ops::MatmulPreci
   }
   // A small encoder's weights are packed on this thread alone while the match head (its
   // parser's gazetteer and tagger, its trees) loads on a second one: the start of `score`
-  // on the default model fell from 0.19 to 0.168 s (Zen 5, 2 cores). Both loads
-  // free to fork were no faster, as OpenMP workers spun against the head's thread. A
-  // large encoder packs its weights on every core instead (BERT-base: 0.31 s, 0.63 on one).
+  // on the default model fell from 0.194 to 0.167 s (Zen 5, 2 cores). Both loads free to
+  // fork were no faster, as OpenMP workers spun against the head's thread. A large
+  // encoder packs its weights on every core instead (BERT-base: 0.31 s, 0.63 on one).
   const auto head_file = dir / match::MatchHead::kFileName;
-  const bool head_beside = std::filesystem::exists(head_file) &&
-                           std::filesystem::file_size(weights_path) <= kMaxBytesPackedBesideHead;
+  const bool has_head = std::filesystem::exists(head_file);
+  const bool head_beside = has_head && std::filesystem::file_size(weights_path) <= kMaxBytesPackedBesideHead;
+  const auto load_head = [&] { return match::MatchHead::load(dir, config.bert.labels.size()); };
   std::future<std::unique_ptr<match::MatchHead>> loading_head;
   if (head_beside) {
     loading_head = std::async(std::launch::async, [&] {
       run_serially_on_this_thread();
-      return match::MatchHead::load(dir, config.bert.labels.size());
+      return load_head();
     });
   }
   const SafetensorsFile weights = SafetensorsFile::open(weights_path);
@@ -109,8 +110,8 @@ ModelFolder ModelFolder::load(const std::filesystem::path& dir, ops::MatmulPreci
   text::AddressNormalizer normalizer(config.settings.normalize);
   LabelRoles roles = LabelRoles::from_labels(config.bert.labels);
   std::shared_ptr<const match::MatchHead> head;
-  if (std::filesystem::exists(head_file)) {
-    head = head_beside ? loading_head.get() : match::MatchHead::load(dir, config.bert.labels.size());
+  if (has_head) {
+    head = head_beside ? loading_head.get() : load_head();
     // The scorer runs the encoder for every pair and feeds the head its probabilities;
     // a head trained without them is a rerank head, which runs without the encoder.
     if (!head->uses_encoder()) {

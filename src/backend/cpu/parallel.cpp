@@ -35,12 +35,12 @@ void release_idle_threads() {
 
 void run_serially_on_this_thread() { omp_set_num_threads(1); }
 
-SerialThreadScope::SerialThreadScope() : saved_(omp_get_max_threads()), outer_(t_threads_outside_serial) {
-  t_threads_outside_serial = saved_;
+SerialThreadScope::SerialThreadScope() : outer_(t_threads_outside_serial) {
+  t_threads_outside_serial = omp_get_max_threads();
   omp_set_num_threads(1);
 }
 SerialThreadScope::~SerialThreadScope() {
-  omp_set_num_threads(saved_);
+  omp_set_num_threads(t_threads_outside_serial);
   t_threads_outside_serial = outer_;
 }
 
