@@ -8,10 +8,16 @@ namespace geoalign::cpu {
 // Splits [0, n) over the persistent OpenMP pool that oneDNN also runs on, so our
 // kernels and GEMMs never oversubscribe the cores. Each thread takes one contiguous
 // share: for items that cost the same (rows of a matrix). Called inside a parallel
-// region (a thread's share of a layer), it runs on the calling thread alone.
+// region (a thread's share of a layer), it runs on the calling thread alone, as a plain
+// loop: a nested region, even of one thread, costs libgomp a team allocated and freed,
+// and blocked layers make tens of thousands of such calls a second.
 template <typename Fn>
 void parallel_for(std::int64_t n, Fn&& fn) {
-#pragma omp parallel for schedule(static) if (!omp_in_parallel())
+  if (omp_in_parallel()) {
+    for (std::int64_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+#pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < n; ++i) fn(i);
 }
 
@@ -20,7 +26,11 @@ void parallel_for(std::int64_t n, Fn&& fn) {
 // items at a time as they finish.
 template <typename Fn>
 void parallel_for_dynamic(std::int64_t n, std::int64_t grain, Fn&& fn) {
-#pragma omp parallel for schedule(dynamic, grain) if (!omp_in_parallel())
+  if (omp_in_parallel()) {
+    for (std::int64_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+#pragma omp parallel for schedule(dynamic, grain)
   for (std::int64_t i = 0; i < n; ++i) fn(i);
 }
 
