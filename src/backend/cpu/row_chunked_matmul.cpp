@@ -33,6 +33,28 @@ std::byte* scratch(int slot, std::size_t size) {
 
 enum ScratchSlot { kSrcSlot = 0, kDstSlot = 1, kOneDnnSlot = 2 };
 
+// This thread's memory object for an operand of a shape, pointed at `data`: making one
+// costs oneDNN an aligned allocation and a free, and a layer run in row blocks would
+// make three per block. The operand's role is part of the key, so a product whose
+// source and result have one shape never gets one object for both.
+memory thread_memory(int role, std::int64_t rows, std::int64_t cols, dt type, void* data) {
+  struct Made {
+    int role;
+    std::int64_t rows, cols;
+    dt type;
+    memory object;
+  };
+  thread_local std::vector<Made> made;
+  for (Made& m : made) {
+    if (m.role == role && m.rows == rows && m.cols == cols && m.type == type) {
+      m.object.set_data_handle(data);
+      return m.object;
+    }
+  }
+  made.push_back({role, rows, cols, type, memory({{rows, cols}, type, tag::ab}, onednn_engine(), data)});
+  return made.back().object;
+}
+
 }  // namespace
 
 RowChunkedMatmul::RowChunkedMatmul(std::int64_t in, std::int64_t out, dt src_type, dt weight_type,
@@ -82,9 +104,8 @@ RowChunkedMatmul::RowChunkedMatmul(std::int64_t in, std::int64_t out, dt src_typ
 
 void RowChunkedMatmul::run(const Bucket& bucket, const void* src, float* dst,
                            std::unordered_map<int, memory>& args) const {
-  auto& engine = onednn_engine();
-  args[DNNL_ARG_SRC] = memory({{bucket.rows, in_}, src_type_, tag::ab}, engine, const_cast<void*>(src));
-  args[DNNL_ARG_DST] = memory({{bucket.rows, out_}, dt::f32, tag::ab}, engine, dst);
+  args[DNNL_ARG_SRC] = thread_memory(DNNL_ARG_SRC, bucket.rows, in_, src_type_, const_cast<void*>(src));
+  args[DNNL_ARG_DST] = thread_memory(DNNL_ARG_DST, bucket.rows, out_, dt::f32, dst);
   auto& stream = onednn_stream();
   bucket.matmul.execute(stream, args);
   stream.wait();
@@ -122,8 +143,8 @@ void RowChunkedMatmul::run_rows(const Source& source, std::int64_t first, std::i
 
 void RowChunkedMatmul::use_thread_scratchpad(std::unordered_map<int, memory>& args) const {
   if (scratchpad_bytes_ == 0) return;
-  args[DNNL_ARG_SCRATCHPAD] = memory({{static_cast<memory::dim>(scratchpad_bytes_)}, dt::u8, tag::a},
-                                     onednn_engine(), scratch(kOneDnnSlot, scratchpad_bytes_));
+  args[DNNL_ARG_SCRATCHPAD] = thread_memory(DNNL_ARG_SCRATCHPAD, 1, static_cast<std::int64_t>(scratchpad_bytes_),
+                                            dt::u8, scratch(kOneDnnSlot, scratchpad_bytes_));
 }
 
 void RowChunkedMatmul::run_chunks(const Source& source, std::int64_t rows, float* dst,
