@@ -657,6 +657,47 @@ TEST(AdminResolver, AmbiguousNamesAreReportedNotGuessed) {
   EXPECT_FALSE(beijing.city->inferred);
 }
 
+TEST(AdminResolver, ACityOrDistrictUnderAnotherSuffixReadsAsItsDivision) {
+  std::istringstream in(
+      "53\tprov\t云南省\t\n"
+      "5325\tcity\t红河哈尼族彝族自治州\t53\n"
+      "33\tprov\t浙江省\t\n"
+      "3311\tcity\t丽水市\t33\n"
+      "331127\tdistrict\t景宁畲族自治县\t3311\n"
+      "13\tprov\t河北省\t\n"
+      "1311\tcity\t衡水市\t13\n"
+      "131125\tdistrict\t安平县\t1311\n"
+      "21\tprov\t辽宁省\t\n"
+      "2113\tcity\t朝阳市\t21\n"
+      "211321\tdistrict\t朝阳县\t2113\n"
+      "22\tprov\t吉林省\t\n"
+      "2201\tcity\t长春市\t22\n"
+      "220104\tdistrict\t朝阳区\t2201\n");
+  const Gazetteer g = Gazetteer::parse(in, "suffixes.tsv");
+
+  // A prefecture's everyday name is certain alone: no other city has the stem.
+  const auto honghe = resolve_admin({element("city", "红河州")}, g);
+  EXPECT_EQ(honghe.adcode, "5325");
+  EXPECT_EQ(honghe.prov->name, "云南省");
+
+  const auto jingning = resolve_admin({element("city", "丽水市"), element("district", "景宁县")}, g);
+  EXPECT_EQ(jingning.adcode, "331127");
+  ASSERT_TRUE(jingning.district);
+  EXPECT_FALSE(jingning.district->inferred);
+
+  const auto jingning_alone = resolve_admin({element("district", "景宁县")}, g);
+  EXPECT_EQ(jingning_alone.adcode, "331127");
+
+  // Alone, another suffix is no evidence: Taiwan's 安平区 is not Hebei's 安平县.
+  const auto anping = resolve_admin({element("district", "安平区")}, g);
+  EXPECT_TRUE(anping.adcode.empty());
+  EXPECT_FALSE(anping.district);
+
+  // A name that names a district as written is never read under another suffix.
+  const auto chaoyang = resolve_admin({element("prov", "辽宁省"), element("district", "朝阳区")}, g);
+  EXPECT_NE(chaoyang.adcode, "211321");
+}
+
 // The shipped parser, on addresses written for this test.
 class ShippedParser : public ::testing::Test {
  protected:

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <string_view>
 #include <tuple>
 
 #include "geo/admin_guess.h"
@@ -48,8 +49,10 @@ using SuccessorOf = std::pair<std::int32_t, std::int32_t>;  // (current successo
 // former divisions of that name.
 struct Reading {
   std::vector<std::int32_t> current;  // sorted
-  // Towns named by the element's stem with another suffix (九堡镇: 九堡街道), as towns
-  // become streets: they count as current names, below the exact ones. Sorted.
+  // Divisions at the tagged level named by the element's stem with another suffix: towns
+  // become streets (九堡镇: 九堡街道), and people give a county or a prefecture its
+  // everyday suffix (景宁县: 景宁畲族自治县; 海宁区: 海宁市; 红河州: 红河哈尼族彝族自治州).
+  // They count as current names, below the exact ones. Sorted.
   std::vector<std::int32_t> renamed;
   std::vector<SuccessorOf> former;   // sorted
   std::vector<SuccessorOf> partial;  // partial successors (sorted): explain, never candidates
@@ -93,13 +96,14 @@ Explanation explain(const std::vector<std::int32_t>& chain, const Reading& r, co
   return {};
 }
 
-// Towns the element's stem names under another suffix, not already among `current`.
-std::vector<std::int32_t> renamed_towns(const std::u32string& name, const std::vector<std::int32_t>& current,
-                                        const Gazetteer& g) {
+// Divisions at `level` that the element's stem names under another suffix, not already
+// among `current`.
+std::vector<std::int32_t> renamed_divisions(const std::u32string& name, AdminLevel level,
+                                            const std::vector<std::int32_t>& current, const Gazetteer& g) {
   std::vector<std::int32_t> out;
-  for (const auto& stem : short_names(name, AdminLevel::Town)) {
+  for (const auto& stem : short_names(name, level)) {
     for (const auto d : g.lookup(stem)) {
-      if (g.division(d).level == AdminLevel::Town && !std::binary_search(current.begin(), current.end(), d)) {
+      if (g.division(d).level == level && !std::binary_search(current.begin(), current.end(), d)) {
         out.push_back(d);
       }
     }
@@ -107,6 +111,17 @@ std::vector<std::int32_t> renamed_towns(const std::u32string& name, const std::v
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
+}
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// 景宁县 for 景宁畲族自治县, 鄂伦春旗 for 鄂伦春自治旗: an autonomous county's name without
+// its nationalities and 自治, as people and signs write it.
+bool is_everyday_name(std::string_view written, std::string_view official) {
+  return (ends_with(written, "县") && ends_with(official, "自治县")) ||
+         (ends_with(written, "旗") && ends_with(official, "自治旗"));
 }
 
 // How many places `divisions` (sorted) name, a division inside another of them counting
@@ -149,7 +164,7 @@ AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gaze
     const auto found = gazetteer.lookup(name);
     r.current.assign(found.begin(), found.end());
     std::sort(r.current.begin(), r.current.end());
-    if (r.tagged == AdminLevel::Town) r.renamed = renamed_towns(name, r.current, gazetteer);
+    if (r.tagged == AdminLevel::Town) r.renamed = renamed_divisions(name, r.tagged, r.current, gazetteer);
     std::size_t formers = 0;
     if (historical) {
       for (const auto f : historical->lookup(name)) {
@@ -174,6 +189,11 @@ AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gaze
       }
       std::sort(r.former.begin(), r.former.end());
       std::sort(r.partial.begin(), r.partial.end());
+    }
+    // A city's or district's other suffix is read only where its name names nothing as
+    // written: 朝阳区 must not also read as 朝阳县 in Liaoning.
+    if ((r.tagged == AdminLevel::City || r.tagged == AdminLevel::District) && r.current.empty() && formers == 0) {
+      r.renamed = renamed_divisions(name, r.tagged, r.current, gazetteer);
     }
     // Renamed towns are second choices: they dilute only a name that has no exact match.
     // Towns do not dilute a name tagged province or city that also names a division above
@@ -220,13 +240,28 @@ AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gaze
   };
 
   std::vector<std::int32_t> candidates;
+  // A district read under another suffix is taken only beside another element it
+  // explains: alone, 安平区 (台湾台南市安平区, Taiwan being outside the gazetteer) would be
+  // 安平县 in Hebei, 城西新区 the 城西区 of Xining. An autonomous county's everyday name
+  // (景宁县 for 景宁畲族自治县) is certain alone.
+  std::vector<std::int32_t> renamed_districts;
   for (const auto& r : readings) {
     candidates.insert(candidates.end(), r.current.begin(), r.current.end());
-    candidates.insert(candidates.end(), r.renamed.begin(), r.renamed.end());
+    for (const auto d : r.renamed) {
+      const bool doubtful = r.tagged == AdminLevel::District &&
+                            !is_everyday_name(elements[r.element].text, gazetteer.division(d).name);
+      (doubtful ? renamed_districts : candidates).push_back(d);
+    }
     for (const auto& [successor, former] : r.former) candidates.push_back(successor);
   }
   std::sort(candidates.begin(), candidates.end());
   candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  for (const auto c : renamed_districts) {
+    if (!std::binary_search(candidates.begin(), candidates.end(), c) && std::get<0>(support(c)) >= 2) {
+      candidates.insert(std::upper_bound(candidates.begin(), candidates.end(), c), c);
+    }
+  }
+  if (candidates.empty()) return admin;
   Support best_support{0, 0, 0, 0, 0};
   std::vector<std::int32_t> best;
   for (const auto c : candidates) {

@@ -78,7 +78,8 @@ std::vector<std::u32string> short_names(std::u32string_view name, AdminLevel lev
   std::vector<std::u32string_view> suffixes;
   switch (level) {
     case AdminLevel::Prov: suffixes = {U"特别行政区", U"自治区", U"省", U"市"}; break;
-    case AdminLevel::City: suffixes = {U"自治州", U"地区", U"市", U"盟"}; break;
+    // 州 alone is how people write an autonomous prefecture (红河州); no city's name ends in it.
+    case AdminLevel::City: suffixes = {U"自治州", U"地区", U"市", U"盟", U"州"}; break;
     case AdminLevel::District: suffixes = {U"自治县", U"自治旗", U"新区", U"区", U"县", U"市", U"旗"}; break;
     case AdminLevel::Town: suffixes = {U"街道办事处", U"街道", U"镇", U"乡", U"苏木"}; break;
   }

@@ -29,7 +29,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 SUFFIXES = {  # as src/geo/gazetteer.cpp's short_names (without its nationality stripping)
     "prov": ("特别行政区", "自治区", "省", "市"),
-    "city": ("自治州", "地区", "市", "盟"),
+    "city": ("自治州", "地区", "市", "盟", "州"),
     "district": ("自治县", "自治旗", "新区", "区", "县", "市", "旗"),
     "town": ("街道办事处", "街道", "镇", "乡", "苏木"),
 }
