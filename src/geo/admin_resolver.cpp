@@ -113,15 +113,11 @@ std::vector<std::int32_t> renamed_divisions(const std::u32string& name, AdminLev
   return out;
 }
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 // 景宁县 for 景宁畲族自治县, 鄂伦春旗 for 鄂伦春自治旗: an autonomous county's name without
 // its nationalities and 自治, as people and signs write it.
 bool is_everyday_name(std::string_view written, std::string_view official) {
-  return (ends_with(written, "县") && ends_with(official, "自治县")) ||
-         (ends_with(written, "旗") && ends_with(official, "自治旗"));
+  return (written.ends_with("县") && official.ends_with("自治县")) ||
+         (written.ends_with("旗") && official.ends_with("自治旗"));
 }
 
 // How many places `divisions` (sorted) name, a division inside another of them counting
@@ -164,7 +160,6 @@ AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gaze
     const auto found = gazetteer.lookup(name);
     r.current.assign(found.begin(), found.end());
     std::sort(r.current.begin(), r.current.end());
-    if (r.tagged == AdminLevel::Town) r.renamed = renamed_divisions(name, r.tagged, r.current, gazetteer);
     std::size_t formers = 0;
     if (historical) {
       for (const auto f : historical->lookup(name)) {
@@ -191,8 +186,10 @@ AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gaze
       std::sort(r.partial.begin(), r.partial.end());
     }
     // A city's or district's other suffix is read only where its name names nothing as
-    // written: 朝阳区 must not also read as 朝阳县 in Liaoning.
-    if ((r.tagged == AdminLevel::City || r.tagged == AdminLevel::District) && r.current.empty() && formers == 0) {
+    // written (朝阳区 must not also read as 朝阳县 in Liaoning); a town's always is.
+    const bool unnamed = r.current.empty() && formers == 0;
+    if (r.tagged == AdminLevel::Town ||
+        (unnamed && (r.tagged == AdminLevel::City || r.tagged == AdminLevel::District))) {
       r.renamed = renamed_divisions(name, r.tagged, r.current, gazetteer);
     }
     // Renamed towns are second choices: they dilute only a name that has no exact match.
