@@ -328,6 +328,34 @@ TEST(CliDedup, BadLinesAreReportedAndEitherStopOrAreSkipped) {
   EXPECT_NE(empty.err.find("no addresses to deduplicate"), std::string::npos) << empty.err;
 }
 
+// Such a head threw inside dedup's and search's parallel loops, which ended the process
+// (std::terminate); it is now refused when the folder is loaded, with the file named.
+TEST(CliDedup, ARerankHeadThatReadsTheEncoderIsAnErrorNotADeadProcess) {
+  TempDir dir;
+  const auto model = linked_model(dir);
+  std::filesystem::remove(model / "rerank_head.json");
+  std::filesystem::copy_file(source_dir() / "models/default/match_head.json", model / "rerank_head.json");
+  write_file(dir / "in.tsv", "杭州市西湖区文三路478号华星科技大厦\n文三路478号华星大厦\n");
+  const std::string refused = "rerank_head.json: reads the encoder's probabilities (encoder_p*)";
+  const auto dedup = run_cli("dedup --model " + model.string() + " --input " + (dir / "in.tsv").string());
+  EXPECT_EQ(dedup.exit_code, 1) << dedup.err;
+  EXPECT_NE(dedup.err.find(refused), std::string::npos) << dedup.err;
+  const auto build = run_cli("index build --model " + model.string() + " --input " + (dir / "in.tsv").string() +
+                             " --out " + (dir / "bad_ix").string());
+  EXPECT_EQ(build.exit_code, 1) << build.err;
+  EXPECT_NE(build.err.find(refused), std::string::npos) << build.err;
+  // An index built with the shipped folder, searched with the linked one (the same weights).
+  const auto good = run_cli("index build --model " + (source_dir() / "models/default").string() + " --input " +
+                            (dir / "in.tsv").string() + " --out " + (dir / "ix").string());
+  ASSERT_EQ(good.exit_code, 0) << good.err;
+  const auto search = run_cli("search --index " + (dir / "ix").string() + " --model " + model.string(), "文三路478号\n");
+  EXPECT_EQ(search.exit_code, 1) << search.err;
+  EXPECT_NE(search.err.find(refused), std::string::npos) << search.err;
+  // `score` reads the match head, which may read the encoder: unaffected.
+  const auto score = run_cli("score --model " + model.string(), "杭州文三路478号\t文三路478号\n");
+  EXPECT_EQ(score.exit_code, 0) << score.err;
+}
+
 TEST(CliIndex, BuildsSearchesAndReportsBadInput) {
   TempDir dir;
   write_file(dir / "ref.tsv", "hz1\t杭州市西湖区文三路478号华星科技大厦\nbj1\t北京市朝阳区建国路88号SOHO现代城\n\nbj1\t重复\n");

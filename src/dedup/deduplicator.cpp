@@ -1,10 +1,9 @@
 #include "dedup/deduplicator.h"
 
 #include <algorithm>
-#include <optional>
 
-#include "backend/cpu/parallel.h"
 #include "dedup/pair_scoring.h"
+#include "runtime/run_in_parallel.h"
 
 namespace geoalign::dedup {
 
@@ -65,18 +64,11 @@ void check_exhaustively(const index::AddressModel& model, std::span<const index:
 DistinctAddresses distinct_addresses(const index::AddressModel& model, const std::vector<std::string>& rows) {
   DistinctAddresses d;
   std::vector<std::string> normalized(rows.size());
-  std::vector<std::optional<std::string>> errors(rows.size());
-  cpu::parallel_for_dynamic(static_cast<std::int64_t>(rows.size()), 256, [&](std::int64_t i) {
-    const auto k = static_cast<std::size_t>(i);
-    try {
-      normalized[k] = model.normalize(rows[k]);
-    } catch (const std::exception& e) {
-      errors[k] = e.what();
-    }
-  });
+  runtime::for_each_named(
+      rows.size(), 256, [](std::size_t k) { return "row " + std::to_string(k + 1); },
+      [&](std::size_t k) { normalized[k] = model.normalize(rows[k]); });
   d.address_of_row.reserve(rows.size());
   for (std::size_t k = 0; k < rows.size(); ++k) {
-    if (errors[k]) throw Error("row " + std::to_string(k + 1) + ": " + *errors[k]);
     if (normalized[k].empty()) throw Error("row " + std::to_string(k + 1) + ": the address is blank after normalization");
     const auto [it, fresh] = d.address_of_text.emplace(normalized[k], static_cast<std::uint32_t>(d.texts.size()));
     if (fresh) d.texts.push_back(std::move(normalized[k]));

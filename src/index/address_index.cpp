@@ -13,8 +13,8 @@
 #include <optional>
 #include <unordered_map>
 
-#include "backend/cpu/parallel.h"
 #include "model/json_file.h"
+#include "runtime/run_in_parallel.h"
 #include "text/normalize.h"
 
 namespace geoalign::index {
@@ -146,32 +146,24 @@ void AddressIndex::add(const AddressModel& model, const std::vector<NewRecord>& 
   progress.begin("parse", n);
   std::vector<std::string> normalized(n), adcodes(n);
   std::vector<std::vector<AddressElement>> elements(n);
-  std::vector<std::optional<std::string>> errors(n);
   std::atomic<std::size_t> parsed{0};
-  cpu::parallel_for_dynamic(static_cast<std::int64_t>(n), 64, [&](std::int64_t i) {
-    const auto k = static_cast<std::size_t>(i);
-    try {
-      normalized[k] = model.normalize(records[k].text);
-      if (normalized[k].empty()) throw Error("the address is blank after normalization");
-      Address a = model.prepare(normalized[k]);
-      adcodes[k] = a.parsed.admin.adcode;
-      // Region filters read the adcode: an ambiguous record (龙岗区 alone) lies in its most
-      // likely reading, not in no region at all, where every filter would leave it out; the
-      // mark says it is a guess, which a query's own city does not overrule.
-      if (a.parsed.admin.ambiguous) {
-        const std::string guess = model.parser().complete(normalized[k], a.parsed.elements, {.guess = true}).admin.adcode;
-        if (!guess.empty()) adcodes[k] = guess + kGuessMark;
-      }
-      elements[k] = std::move(a.parsed.elements);
-    } catch (const std::exception& e) {
-      errors[k] = e.what();
+  const auto record_name = [&](std::size_t k) { return "record " + std::to_string(k + 1) + " (id " + ids[k] + ")"; };
+  runtime::for_each_named(n, 64, record_name, [&](std::size_t k) {
+    normalized[k] = model.normalize(records[k].text);
+    if (normalized[k].empty()) throw Error("the address is blank after normalization");
+    Address a = model.prepare(normalized[k]);
+    adcodes[k] = a.parsed.admin.adcode;
+    // Region filters read the adcode: an ambiguous record (龙岗区 alone) lies in its most
+    // likely reading, not in no region at all, where every filter would leave it out; the
+    // mark says it is a guess, which a query's own city does not overrule.
+    if (a.parsed.admin.ambiguous) {
+      const std::string guess = model.parser().complete(normalized[k], a.parsed.elements, {.guess = true}).admin.adcode;
+      if (!guess.empty()) adcodes[k] = guess + kGuessMark;
     }
+    elements[k] = std::move(a.parsed.elements);
     const std::size_t done = ++parsed;
     if (progress.done && done % 1024 == 0) progress.done(done);
   });
-  for (std::size_t k = 0; k < n; ++k) {
-    if (errors[k]) throw Error("record " + std::to_string(k + 1) + " (id " + ids[k] + "): " + *errors[k]);
-  }
   progress.begin("embed", n);
   const std::vector<std::string_view> views(normalized.begin(), normalized.end());
   const std::vector<float> vectors = model.embed(views, progress.done);

@@ -4,12 +4,13 @@
 #include <optional>
 #include <unordered_map>
 
-#include "backend/cpu/parallel.h"
 #include "backend/threads.h"
 #include "geo/address_parser.h"
 #include "index/binary_file.h"
 #include "model/precision.h"
 #include "runtime/length_batches.h"
+#include "runtime/run_in_parallel.h"
+#include "text/excerpt.h"
 
 namespace geoalign::index {
 
@@ -69,21 +70,14 @@ std::vector<Address> AddressModel::prepare_all(std::span<const std::string> norm
                                                const std::function<void(std::size_t)>& on_done,
                                                std::span<const char> only) const {
   std::vector<Address> out(normalized.size());
-  std::vector<std::optional<std::string>> errors(normalized.size());
   std::atomic<std::size_t> done{0};
-  cpu::parallel_for_dynamic(static_cast<std::int64_t>(normalized.size()), 64, [&](std::int64_t i) {
-    const auto k = static_cast<std::size_t>(i);
-    if (!only.empty() && !only[k]) return;
-    try {
-      out[k] = prepare(normalized[k]);
-    } catch (const std::exception& e) {  // no exception may leave an OpenMP region
-      errors[k] = e.what();
-    }
-    if (on_done && ++done % 1024 == 0) on_done(done);
-  });
-  for (std::size_t k = 0; k < normalized.size(); ++k) {
-    if (errors[k]) throw Error("address \"" + normalized[k] + "\": " + *errors[k]);
-  }
+  runtime::for_each_named(
+      normalized.size(), 64, [&](std::size_t k) { return "address \"" + text::excerpt(normalized[k]) + "\""; },
+      [&](std::size_t k) {
+        if (!only.empty() && !only[k]) return;
+        out[k] = prepare(normalized[k]);
+        if (on_done && ++done % 1024 == 0) on_done(done);
+      });
   return out;
 }
 

@@ -5,7 +5,7 @@
 #include <optional>
 #include <unordered_map>
 
-#include "backend/cpu/parallel.h"
+#include "runtime/run_in_parallel.h"
 
 namespace geoalign::index {
 
@@ -156,35 +156,17 @@ Address Searcher::prepare(std::string_view query) const {
 
 std::vector<std::vector<SearchHit>> Searcher::search(std::span<const std::string> queries, const SearchOptions& options) const {
   const std::size_t n = queries.size();
+  const auto query_name = [](std::size_t k) { return "query " + std::to_string(k + 1); };
   std::vector<Address> prepared(n);
-  std::vector<std::optional<std::string>> errors(n);
-  cpu::parallel_for_dynamic(static_cast<std::int64_t>(n), 4, [&](std::int64_t i) {
-    const auto k = static_cast<std::size_t>(i);
-    try {
-      prepared[k] = prepare(queries[k]);
-    } catch (const std::exception& e) {
-      errors[k] = e.what();
-    }
-  });
-  for (std::size_t k = 0; k < n; ++k) {
-    if (errors[k]) throw Error("query " + std::to_string(k + 1) + ": " + *errors[k]);
-  }
+  runtime::for_each_named(n, 4, query_name, [&](std::size_t k) { prepared[k] = prepare(queries[k]); });
   std::vector<std::string_view> texts;
   for (const auto& a : prepared) texts.push_back(a.text);
   const std::vector<float> vectors = model_.embed(texts);
   const std::size_t dim = model_.dim();
   std::vector<std::vector<SearchHit>> results(n);
-  cpu::parallel_for_dynamic(static_cast<std::int64_t>(n), 1, [&](std::int64_t i) {
-    const auto k = static_cast<std::size_t>(i);
-    try {
-      results[k] = search_one(prepared[k], {vectors.data() + k * dim, dim}, options);
-    } catch (const std::exception& e) {
-      errors[k] = e.what();
-    }
+  runtime::for_each_named(n, 1, query_name, [&](std::size_t k) {
+    results[k] = search_one(prepared[k], {vectors.data() + k * dim, dim}, options);
   });
-  for (std::size_t k = 0; k < n; ++k) {
-    if (errors[k]) throw Error("query " + std::to_string(k + 1) + ": " + *errors[k]);
-  }
   return results;
 }
 

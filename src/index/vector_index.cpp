@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "backend/cpu/parallel.h"
+#include "runtime/run_in_parallel.h"
 #include "geoalign/error.h"
 #include "index/inner_product_distance.h"
 
@@ -55,19 +55,13 @@ void VectorIndex::add(std::span<const float> rows, const std::function<void(std:
   auto& hnsw = *graph_->hnsw;
   if (first + n > hnsw.max_elements_) hnsw.resizeIndex(std::max(first + n, 2 * hnsw.max_elements_));
   std::atomic<std::size_t> added{0};
-  std::optional<std::string> error;
-  cpu::parallel_for_dynamic(static_cast<std::int64_t>(n), 64, [&](std::int64_t i) {
-    const auto k = static_cast<std::size_t>(i);
-    try {
-      hnsw.addPoint(rows.data() + k * dim_, first + k);
-    } catch (const std::exception& e) {
-#pragma omp critical
-      error = e.what();
-    }
-    const std::size_t done = ++added;
-    if (on_added && done % 1024 == 0) on_added(done);
-  });
-  if (error) throw Error("vector index: " + *error);
+  runtime::for_each_named(
+      n, 64, [&](std::size_t k) { return "vector index: record " + std::to_string(first + k); },
+      [&](std::size_t k) {
+        hnsw.addPoint(rows.data() + k * dim_, first + k);
+        const std::size_t done = ++added;
+        if (on_added && done % 1024 == 0) on_added(done);
+      });
   if (on_added) on_added(n);
 }
 

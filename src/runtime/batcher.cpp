@@ -5,8 +5,8 @@
 #include <optional>
 
 #include "backend/cpu/available_cores.h"
-#include "backend/cpu/parallel.h"
 #include "backend/threads.h"
+#include "runtime/run_in_parallel.h"
 
 namespace geoalign::runtime {
 
@@ -273,15 +273,8 @@ void Batcher::model_loop() {
 void Batcher::complete_stage(std::vector<BatchItem*>& live) {
   const auto completes = [&](const BatchItem* item) { return kind_of(*item).completes(context_); };
   if (std::none_of(live.begin(), live.end(), completes)) return;
-  std::vector<std::optional<std::string>> errors(live.size());
-  cpu::parallel_for_dynamic(static_cast<std::int64_t>(live.size()), 4, [&](std::int64_t i) {
-    const auto k = static_cast<std::size_t>(i);
-    if (!completes(live[k])) return;
-    try {
-      kind_of(*live[k]).complete(*live[k], context_);
-    } catch (const std::exception& e) {
-      errors[k] = e.what();
-    }
+  const std::vector<std::optional<std::string>> errors = errors_of_each(live.size(), 4, [&](std::size_t k) {
+    if (completes(live[k])) kind_of(*live[k]).complete(*live[k], context_);
   });
   std::size_t kept = 0;
   for (std::size_t k = 0; k < live.size(); ++k) {

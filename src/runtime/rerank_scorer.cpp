@@ -20,9 +20,6 @@ RerankScorer RerankScorer::load(const std::filesystem::path& model_dir) {
   }
   model::ModelConfig config = model::load_model_config(model_dir);
   auto head = match::MatchHead::load(model_dir, config.bert.labels.size(), match::MatchHead::kRerankFileName);
-  if (head->uses_encoder()) {
-    throw Error(file.string() + ": reads the encoder's probabilities (encoder_p*), which a rerank head runs without");
-  }
   text::AddressNormalizer normalizer(config.settings.normalize);
   return RerankScorer(std::move(config.bert.labels), std::move(normalizer), std::move(head));
 }

@@ -26,6 +26,15 @@ std::filesystem::path copy_fixture_model(const TempDir& dir, const std::filesyst
   return target;
 }
 
+std::filesystem::path linked_model(const TempDir& dir, const std::filesystem::path& source) {
+  const auto target = dir / "linked_model";
+  std::filesystem::create_directory(target);
+  for (const auto& entry : std::filesystem::directory_iterator(source)) {
+    std::filesystem::create_symlink(std::filesystem::absolute(entry.path()), target / entry.path().filename());
+  }
+  return target;
+}
+
 std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream s;

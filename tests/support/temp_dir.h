@@ -33,6 +33,10 @@ class TempDir {
 // A copy of a fixture model (by default tiny_bert) in a temp dir, for tests that damage or edit it.
 std::filesystem::path copy_fixture_model(const TempDir& dir, const std::filesystem::path& source = fixture_model());
 
+// A folder in `dir` whose entries link to those of `source` (by default the shipped model):
+// a test replaces one file without copying the weights.
+std::filesystem::path linked_model(const TempDir& dir, const std::filesystem::path& source = source_dir() / "models/default");
+
 std::string read_file(const std::filesystem::path& path);
 void write_file(const std::filesystem::path& path, const std::string& contents);
 

@@ -1,7 +1,12 @@
 #pragma once
 
-#include <cstdint>
 #include <omp.h>
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <limits>
+#include <mutex>
 
 namespace geoalign::cpu {
 
@@ -15,33 +20,106 @@ inline bool in_parallel_region() {
 #endif
 }
 
-// Splits [0, n) over the persistent OpenMP pool that oneDNN also runs on, so our
-// kernels and GEMMs never oversubscribe the cores. Each thread takes one contiguous
-// share: for items that cost the same (rows of a matrix). Called inside a parallel
-// region (a thread's share of a layer), it runs on the calling thread alone, as a plain
-// loop: a nested region, even of one thread, costs libgomp a team allocated and freed,
-// and a run of the blocked layers makes tens of thousands of such calls.
+// The exception of the lowest-numbered item of a parallel loop that threw. An exception
+// that leaves an OpenMP region ends the process (std::terminate), so every loop below
+// catches each item's, keeps the first in item order, and rethrows it once the region
+// has ended. Items after a failed one are skipped; items before it still run, so the
+// exception kept is the same whatever the threads' timing.
+class FirstFailure {
+ public:
+  // True when an item numbered below `item` has failed: `item` need not run.
+  bool passed(std::int64_t item) const { return item > index_.load(std::memory_order_relaxed); }
+  // Keeps the exception being handled (call inside a catch block) if `item` is the lowest so far.
+  void record(std::int64_t item) noexcept {
+    const std::lock_guard lock(mutex_);
+    if (item < index_.load(std::memory_order_relaxed)) {
+      error_ = std::current_exception();
+      index_.store(item, std::memory_order_relaxed);
+    }
+  }
+  explicit operator bool() const { return static_cast<bool>(error_); }
+  std::int64_t index() const { return index_.load(std::memory_order_relaxed); }
+  const std::exception_ptr& error() const { return error_; }
+  void rethrow_if_failed() const {
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  std::atomic<std::int64_t> index_{std::numeric_limits<std::int64_t>::max()};
+  std::mutex mutex_;
+  std::exception_ptr error_;
+};
+
+// Runs fn(i) for one item, keeping its exception in `failure`.
 template <typename Fn>
-void parallel_for(std::int64_t n, Fn&& fn) {
+void run_item(std::int64_t i, Fn& fn, FirstFailure& failure) {
+  if (failure.passed(i)) return;
+  try {
+    fn(i);
+  } catch (...) {
+    failure.record(i);
+  }
+}
+
+// Splits [0, n) over the persistent OpenMP pool that oneDNN also runs on, so our kernels
+// and GEMMs never oversubscribe the cores. Each thread takes one contiguous share: for
+// items that cost the same (rows of a matrix). Called inside a parallel region (a
+// thread's share of a layer), it runs on the calling thread alone, as a plain loop: a
+// nested region, even of one thread, costs libgomp a team allocated and freed, and a run
+// of the blocked layers makes tens of thousands of such calls. Returns the failure of the
+// lowest-numbered item that threw, if any, without throwing.
+template <typename Fn>
+void parallel_for_collect(std::int64_t n, Fn&& fn, FirstFailure& failure) {
   if (in_parallel_region()) {
-    for (std::int64_t i = 0; i < n; ++i) fn(i);
+    for (std::int64_t i = 0; i < n; ++i) run_item(i, fn, failure);
     return;
   }
 #pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < n; ++i) fn(i);
+  for (std::int64_t i = 0; i < n; ++i) run_item(i, fn, failure);
 }
 
 // For items whose costs differ (addresses to parse, sequences of a batch sorted by
 // length, where equal shares left one thread all the long ones): threads take `grain`
 // items at a time as they finish.
 template <typename Fn>
-void parallel_for_dynamic(std::int64_t n, [[maybe_unused]] std::int64_t grain, Fn&& fn) {
+void parallel_for_dynamic_collect(std::int64_t n, [[maybe_unused]] std::int64_t grain, Fn&& fn, FirstFailure& failure) {
   if (in_parallel_region()) {
-    for (std::int64_t i = 0; i < n; ++i) fn(i);
+    for (std::int64_t i = 0; i < n; ++i) run_item(i, fn, failure);
     return;
   }
 #pragma omp parallel for schedule(dynamic, grain)
-  for (std::int64_t i = 0; i < n; ++i) fn(i);
+  for (std::int64_t i = 0; i < n; ++i) run_item(i, fn, failure);
+}
+
+// parallel_for_collect, rethrowing the lowest-numbered item's exception on the caller's thread.
+template <typename Fn>
+void parallel_for(std::int64_t n, Fn&& fn) {
+  FirstFailure failure;
+  parallel_for_collect(n, fn, failure);
+  failure.rethrow_if_failed();
+}
+
+// parallel_for_dynamic_collect, rethrowing the lowest-numbered item's exception on the caller's thread.
+template <typename Fn>
+void parallel_for_dynamic(std::int64_t n, std::int64_t grain, Fn&& fn) {
+  FirstFailure failure;
+  parallel_for_dynamic_collect(n, grain, fn, failure);
+  failure.rethrow_if_failed();
+}
+
+// Runs fn(thread, threads) once on every thread of a parallel region (each takes its own
+// share of a layer); the exception of the lowest-numbered thread that threw is rethrown
+// on the caller's thread.
+template <typename Fn>
+void parallel_threads(Fn&& fn) {
+  FirstFailure failure;
+#pragma omp parallel
+  {
+    const std::int64_t t = omp_get_thread_num(), n = omp_get_num_threads();
+    auto body = [&](std::int64_t) { fn(t, n); };
+    run_item(t, body, failure);
+  }
+  failure.rethrow_if_failed();
 }
 
 }  // namespace geoalign::cpu

@@ -7,6 +7,7 @@
 
 #include "backend/cpu/attention.h"
 #include "backend/cpu/linear_kernels.h"
+#include "backend/cpu/parallel.h"
 
 namespace geoalign::cpu {
 
@@ -49,17 +50,15 @@ bool chain_in_row_blocks(const ops::Linear& first, const ops::Linear& second, co
   if (!a || !b || omp_in_parallel() || rows < kBlockRows * threads) return false;
   const std::int64_t in = first.in_features(), between = first.out_features(), out = second.out_features();
   // Each thread takes an equal run of rows; every step inside runs on it alone.
-#pragma omp parallel
-  {
+  parallel_threads([&](std::int64_t t, std::int64_t n) {
     float* block = thread_block(0, kBlockRows * between);
-    const std::int64_t t = omp_get_thread_num(), n = omp_get_num_threads();
     const std::int64_t end = rows * (t + 1) / n;
     for (std::int64_t r = rows * t / n; r < end; r += kBlockRows) {
       const std::int64_t count = std::min(kBlockRows, end - r);
       a->forward_rows(x + r * in, count, block);
       b->forward_rows(block, count, y + r * out);
     }
-  }
+  });
   return true;
 }
 
@@ -76,9 +75,7 @@ bool attention_in_sequence_blocks(const ops::Linear& qkv, const ops::Linear& out
   const std::int64_t hidden = output.out_features();
   // Each thread takes a run of whole sequences holding about an equal share of the
   // tokens, then blocks of whole sequences of at least kBlockRows rows.
-#pragma omp parallel
-  {
-    const std::int64_t t = omp_get_thread_num(), n = omp_get_num_threads();
+  parallel_threads([&](std::int64_t t, std::int64_t n) {
     auto run_start = [&](std::int64_t part) {
       if (part == 0) return std::int64_t{0};
       if (part == n) return sequences;
@@ -102,7 +99,7 @@ bool attention_in_sequence_blocks(const ops::Linear& qkv, const ops::Linear& out
       attend_sequences(projected, block_seqlens, num_heads, hidden, context);
       linear_step([&] { project_out->forward_rows(context, count, y + first_row * hidden); });
     }
-  }
+  });
   return true;
 }
 
