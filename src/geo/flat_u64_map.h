@@ -40,6 +40,34 @@ class FlatU64Map {
   }
 
   const Value* find(std::uint64_t key) const { return find_from(key, home(key)); }
+  Value* find(std::uint64_t key) { return const_cast<Value*>(std::as_const(*this).find(key)); }
+
+  // Removes key's entry, if any; returns whether there was one. The entries after it in
+  // its probe run move back over the hole (no tombstones: lookups stay one run long).
+  bool erase(std::uint64_t key) {
+    if (key == kEmptyKey) {
+      if (!has_empty_key_) return false;
+      has_empty_key_ = false;
+      --size_;
+      return true;
+    }
+    std::size_t hole = home(key);
+    for (; slots_[hole].key != key; hole = (hole + 1) & mask_) {
+      if (slots_[hole].key == kEmptyKey) return false;
+    }
+    for (std::size_t next = (hole + 1) & mask_; slots_[next].key != kEmptyKey; next = (next + 1) & mask_) {
+      // An entry stays where it is when its home lies cyclically in (hole, next]: moving
+      // it back over the hole would put it before its home, where lookups never look.
+      const std::size_t h = home(slots_[next].key);
+      const bool stays = hole < next ? (hole < h && h <= next) : (hole < h || h <= next);
+      if (stays) continue;
+      slots_[hole] = slots_[next];
+      hole = next;
+    }
+    slots_[hole] = Slot{};
+    --size_;
+    return true;
+  }
 
   // For lookups in bulk: take every key's home slot and prefetch it first, then probe,
   // so that the cache misses overlap.
