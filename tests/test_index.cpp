@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <set>
 
 #include "backend/cpu/isa.h"
 #include "index/address_index.h"
@@ -96,6 +97,99 @@ TEST(LexicalIndex, WritesAndReadsBackAndRefusesAnotherRecordCount) {
   EXPECT_NE(error_of([&] { index::LexicalIndex::read(dir / "lexical.bin", 4); }).find("indexes 3 records"), std::string::npos);
 }
 
+// Synthetic addresses, numbered so that each is told apart by a rare gram of its own.
+index::StringColumn synthetic_texts(std::size_t n) {
+  const std::vector<std::string> roads = {"文三路", "天目山路", "建国路", "中关村大街", "科苑路", "体育西路"};
+  index::StringColumn texts;
+  for (std::size_t i = 0; i < n; ++i) {
+    texts.push_back(roads[i % roads.size()] + std::to_string(i) + "号" + std::to_string(i * 7 % 1000) + "室");
+  }
+  return texts;
+}
+
+// Adding to a built index costs what it adds: small adds go to a tail beside the built
+// postings (appending one at a time rebuilt the whole index each time, O(n^2)); the tail
+// finds what a build finds, survives a write, and a large add rebuilds exactly as a build.
+TEST(LexicalIndex, AddsGoToATailThatSearchesAsABuildDoes) {
+  const auto all = synthetic_texts(2000);
+  index::StringColumn growing;
+  for (std::size_t i = 0; i < 1600; ++i) growing.push_back(all[i]);
+  auto ix = index::LexicalIndex::build(growing);
+  for (std::size_t i = 1600; i < 2000; ++i) {  // one at a time, up to a quarter of 1,600
+    growing.push_back(all[i]);
+    ix.add(growing);
+  }
+  EXPECT_EQ(ix.records(), 2000u);
+  EXPECT_EQ(ix.tail_records(), 400u);  // no rebuild
+  const auto fresh = index::LexicalIndex::build(growing);
+  for (std::size_t i = 0; i < 2000; i += 37) {
+    const auto mine = ix.search(growing[i], 3), theirs = fresh.search(growing[i], 3);
+    ASSERT_FALSE(mine.empty());
+    EXPECT_EQ(mine[0].record, i) << growing[i];
+    EXPECT_EQ(mine[0].record, theirs[0].record);
+    EXPECT_NEAR(mine[0].score, theirs[0].score, 0.02f);
+  }
+  TempDir dir;
+  ix.write(dir / "lexical.bin");
+  const auto back = index::LexicalIndex::read(dir / "lexical.bin", 2000);
+  for (std::size_t i = 0; i < 2000; i += 53) {
+    const auto a = ix.search(growing[i], 5), b = back.search(growing[i], 5);
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      EXPECT_EQ(a[k].record, b[k].record);
+      EXPECT_EQ(a[k].score, b[k].score);  // the same weights, summed in the same order
+    }
+  }
+  growing.push_back("文三路478号华星科技大厦");  // past a quarter: all built again, as a build would
+  ix.add(growing);
+  EXPECT_EQ(ix.tail_records(), 0u);
+  const auto rebuilt = index::LexicalIndex::build(growing);
+  const auto a = ix.search(all[5], 5), b = rebuilt.search(all[5], 5);
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t k = 0; k < a.size(); ++k) EXPECT_EQ(a[k].score, b[k].score);
+  EXPECT_THROW(ix.add(column({"文三路"})), Error);  // fewer texts than records
+}
+
+TEST(AddressIndex, RecordNumbersPast32BitsAreAnError) {
+  constexpr std::size_t most = index::AddressIndex::kMaxRecords;
+  EXPECT_NO_THROW(index::AddressIndex::check_room(most - 1, 1));
+  EXPECT_NE(error_of([] { index::AddressIndex::check_room(most - 1, 2); }).find("holds at most 4294967294"),
+            std::string::npos);
+  EXPECT_THROW(index::AddressIndex::check_room(0, most + 1), Error);
+  EXPECT_THROW(index::AddressIndex::check_room(most + 5, 0), Error);
+}
+
+// The records of a region, from per-code lists, against a scan with the definition.
+TEST(RegionRecords, ListTheRecordsARegionFilterAdmits) {
+  const std::vector<std::pair<std::string, bool>> codes = {
+      {"3301", false}, {"330106", false}, {"330106001", false}, {"33", false},   {"", false},
+      {"330106", true}, {"1101", true},   {"110105", false},    {"330108", false}, {"3301", true}};
+  index::RegionRecords regions;
+  for (std::uint32_t r = 0; r < 400; ++r) regions.add(r, codes[r % codes.size()].first, codes[r % codes.size()].second);
+  for (const std::string region : {"33", "3301", "330106", "11", "44", "330106001"}) {
+    for (const bool or_unknown : {false, true}) {
+      std::multiset<std::uint32_t> listed;
+      for (const auto& list : regions.lists_in(region, or_unknown)) listed.insert(list.begin(), list.end());
+      std::multiset<std::uint32_t> expected;
+      for (std::uint32_t r = 0; r < 400; ++r) {
+        const auto& [code, guess] = codes[r % codes.size()];
+        const bool unknown = region.starts_with(code) || guess;
+        if (code.starts_with(region) || (or_unknown && unknown)) expected.insert(r);
+      }
+      EXPECT_EQ(listed, expected) << region << (or_unknown ? " or unknown" : "");
+    }
+  }
+}
+
+// A search limited to `records` (sorted), as a region filter gives one.
+index::RecordSet set_of(const std::vector<std::uint32_t>& records) {
+  index::RecordSet set;
+  if (!records.empty()) set.lists.emplace_back(records);
+  set.size = records.size();
+  set.contains = [&records](std::uint32_t r) { return std::binary_search(records.begin(), records.end(), r); };
+  return set;
+}
+
 TEST(VectorIndex, FindsEachVectorFirstAndSurvivesAWriteAndRead) {
   constexpr std::size_t dim = 16, n = 300;
   std::mt19937 rng(7);
@@ -123,21 +217,23 @@ TEST(VectorIndex, FindsEachVectorFirstAndSurvivesAWriteAndRead) {
   // graph would have found); for many, the graph finds k of them.
   std::vector<std::uint32_t> odd_records, three_records = {5, 150, 299};
   for (std::uint32_t r = 1; r < n; r += 2) odd_records.push_back(r);
-  const auto odd = back.search({rows.data(), dim}, 5, 50, &odd_records);
+  const auto odd_set = set_of(odd_records), three_set = set_of(three_records);
+  const auto odd = back.search({rows.data(), dim}, 5, 50, &odd_set);
   ASSERT_EQ(odd.size(), 5u);
   for (const auto& h : odd) EXPECT_EQ(h.record % 2, 1u);
-  const auto three = back.search({rows.data() + 150 * dim, dim}, 5, 50, &three_records);
+  const auto three = back.search({rows.data() + 150 * dim, dim}, 5, 50, &three_set);
   ASSERT_EQ(three.size(), 3u);
   EXPECT_EQ(three[0].record, 150u);
   for (std::size_t i = 1; i < three.size(); ++i) EXPECT_GE(three[i - 1].score, three[i].score);
-  const std::vector<std::uint32_t> none;
+  const std::vector<std::uint32_t> no_records;
+  const auto none = set_of(no_records);
   EXPECT_TRUE(back.search({rows.data(), dim}, 5, 50, &none).empty());
   index::VectorIndex::Options graph_walk;
   graph_walk.exact_limit = 10;
   index::VectorIndex walked(dim, graph_walk);
   walked.add(rows);
   for (std::size_t i = 1; i < n; i += 38) {  // k = 1: the graph is asked for 10, far fewer than 150
-    const auto hits = walked.search({rows.data() + i * dim, dim}, 1, 1, &odd_records);
+    const auto hits = walked.search({rows.data() + i * dim, dim}, 1, 1, &odd_set);
     ASSERT_EQ(hits.size(), 1u);
     EXPECT_EQ(hits[0].record, i);
   }
@@ -467,6 +563,19 @@ TEST_F(AddressIndexTest, RefusesDamagedIndexesNamingTheFile) {
   write_file(folder / "manifest.json", damaged.dump());
   EXPECT_NE(error_of([&] { index::AddressIndex::open(folder); }).find("\"model_checksum\" is not a hex checksum"),
             std::string::npos);
+  auto too_many = nlohmann::json::parse(manifest);
+  too_many["records"] = std::uint64_t{1} << 33;  // more than 32-bit record numbers reach
+  write_file(folder / "manifest.json", too_many.dump());
+  EXPECT_NE(error_of([&] { index::AddressIndex::open(folder); }).find("\"records\" is not a record count"),
+            std::string::npos);
+  // Not a manifest's size: refused before it is read whole (a link to /dev/zero was read
+  // until memory ran out).
+  write_file(folder / "manifest.json", manifest + std::string(2 << 20, ' '));
+  EXPECT_NE(error_of([&] { index::AddressIndex::open(folder); }).find("at most 1048576 are expected"), std::string::npos);
+  std::filesystem::remove(folder / "manifest.json");
+  std::filesystem::create_symlink("/dev/zero", folder / "manifest.json");
+  EXPECT_NE(error_of([&] { index::AddressIndex::open(folder); }).find("is not a regular file"), std::string::npos);
+  std::filesystem::remove(folder / "manifest.json");
   write_file(folder / "manifest.json", manifest);
   EXPECT_NO_THROW(index::AddressIndex::open(folder));
   write_file(folder / "manifest.json", "{\"format\": \"geoalign-index\", \"version\": 1");

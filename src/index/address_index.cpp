@@ -90,9 +90,13 @@ class SaveLock {
   int fd_;
 };
 
+// A manifest names a few files: anything larger is not one (a link to /dev/zero was read
+// until memory ran out).
+constexpr std::size_t kMaxManifestBytes = 1 << 20;
+
 std::optional<nlohmann::json> current_manifest(const std::filesystem::path& dir) {
   if (!std::filesystem::exists(dir / AddressIndex::kManifest)) return std::nullopt;
-  return model::read_json_file(dir / AddressIndex::kManifest);
+  return model::read_json_file(dir / AddressIndex::kManifest, kMaxManifestBytes);
 }
 
 std::uint64_t generation_of(const nlohmann::json& manifest) {
@@ -128,8 +132,16 @@ void AddressIndex::check_model(const std::filesystem::path& model_dir) const {
   }
 }
 
+void AddressIndex::check_room(std::size_t held, std::size_t added) {
+  if (held > kMaxRecords || added > kMaxRecords - held) {
+    throw Error("the index would hold " + std::to_string(held + added) + " records; it holds at most " +
+                std::to_string(kMaxRecords) + " (records are numbered in 32 bits)");
+  }
+}
+
 void AddressIndex::add(const AddressModel& model, const std::vector<NewRecord>& records, const BuildProgress& progress) {
   const std::size_t first = size(), n = records.size();
+  check_room(first, n);
   // Ids first: nothing is added when one is taken.
   std::vector<std::string> ids(n);
   std::unordered_map<std::string, std::size_t> batch_ids;
@@ -183,9 +195,21 @@ void AddressIndex::add(const AddressModel& model, const std::vector<NewRecord>& 
     texts_.push_back(records[k].text);
     normalized_.push_back(normalized[k]);
     adcodes_.push_back(adcodes[k]);
+    regions_.add(static_cast<std::uint32_t>(first + k), adcode(first + k), adcode_is_guess(first + k));
   }
   progress.begin("lexical", 0);
-  lexical_ = LexicalIndex::build(normalized_);
+  lexical_.add(normalized_);
+}
+
+RecordSet AddressIndex::records_in(std::string_view region, bool or_unknown) const {
+  RecordSet set;
+  set.lists = regions_.lists_in(region, or_unknown);
+  for (const auto& list : set.lists) set.size += list.size();
+  set.contains = [this, region = std::string(region), or_unknown](std::uint32_t r) {
+    const std::string_view code = adcode(r);
+    return code.starts_with(region) || (or_unknown && (std::string_view(region).starts_with(code) || adcode_is_guess(r)));
+  };
+  return set;
 }
 
 Address AddressIndex::address(std::size_t r, const AddressModel& model) const {
@@ -275,9 +299,12 @@ void AddressIndex::save(const std::filesystem::path& dir) {
 AddressIndex AddressIndex::open(const std::filesystem::path& dir) {
   // A save that replaces the manifest while this reads it removes the files it named: read
   // the new one instead.
-  const auto manifest_text = [&] {
-    std::ifstream in(dir / kManifest, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  const auto manifest_text = [&]() -> std::string {
+    try {
+      return model::read_whole_file(dir / kManifest, kMaxManifestBytes);
+    } catch (const Error&) {
+      return "";  // open_whole says what is wrong with it
+    }
   };
   for (int attempt = 0;; ++attempt) {
     const std::string before = manifest_text();
@@ -295,7 +322,7 @@ AddressIndex AddressIndex::open_whole(const std::filesystem::path& dir) {
   if (!std::filesystem::exists(manifest_file)) {
     throw Error(dir.string() + ": not an index (no " + kManifest + "; build one with geoalign index build)");
   }
-  const nlohmann::json j = model::read_json_file(manifest_file);
+  const nlohmann::json j = model::read_json_file(manifest_file, kMaxManifestBytes);
   const model::JsonFields m(j, manifest_file.string());
   if (m.string("format", "") != kFormat) throw Error(manifest_file.string() + ": not a geoalign index manifest");
   const std::int64_t version = m.integer("version");
@@ -309,6 +336,10 @@ AddressIndex AddressIndex::open_whole(const std::filesystem::path& dir) {
                 std::to_string(text::kNormalizationRevision) + ", so its stored texts would not match (rebuild the index)");
   }
   const auto records = static_cast<std::size_t>(m.integer("records"));
+  if (m.integer("records") < 0 || records > kMaxRecords) {
+    throw Error(manifest_file.string() + ": \"records\" is not a record count this build can hold (0.." +
+                std::to_string(kMaxRecords) + ")");
+  }
   const auto dim = static_cast<std::size_t>(m.integer("dim"));
   const model::JsonFields files = m.object("files");
   std::vector<const char*> names = {kRecordsFile, LexicalIndex::kFileName, VectorIndex::kFileName};
@@ -352,6 +383,7 @@ AddressIndex AddressIndex::open_whole(const std::filesystem::path& dir) {
     if (!ix.by_id_.emplace(std::string(ix.ids_[r]), static_cast<std::uint32_t>(r)).second) {
       in.corrupt("id \"" + std::string(ix.ids_[r]) + "\" appears twice");
     }
+    ix.regions_.add(static_cast<std::uint32_t>(r), ix.adcode(r), ix.adcode_is_guess(r));
   }
   ix.has_parses_ = has_parses;
   if (has_parses) {

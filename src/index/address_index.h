@@ -10,6 +10,7 @@
 
 #include "index/address_model.h"
 #include "index/lexical_index.h"
+#include "index/region_records.h"
 #include "index/stored_parses.h"
 #include "index/string_column.h"
 #include "index/vector_index.h"
@@ -42,6 +43,10 @@ struct BuildProgress {
 class AddressIndex {
  public:
   static constexpr const char* kManifest = "manifest.json";
+  // Records are numbered in 32 bits; the largest number marks none.
+  static constexpr std::size_t kMaxRecords = 0xFFFFFFFEu;
+  // Throws Error unless an index of `held` records can take `added` more.
+  static void check_room(std::size_t held, std::size_t added);
 
   // An empty index for `model`'s embeddings.
   AddressIndex(const std::filesystem::path& model_dir, const AddressModel& model, VectorIndex::Options graph = {});
@@ -69,6 +74,11 @@ class AddressIndex {
     return code.ends_with(kGuessMark) ? code.substr(0, code.size() - 1) : code;
   }
   bool adcode_is_guess(std::size_t r) const { return adcodes_[r].ends_with(kGuessMark); }
+  // The records whose adcode starts with `region` (an adcode prefix); with `or_unknown`,
+  // also those not known to lie outside it: a code that stops above the region's level,
+  // or that is a guess. Found through per-code lists, without a scan; the set holds
+  // references into the index, valid until the next add().
+  RecordSet records_in(std::string_view region, bool or_unknown) const;
   // Stored after a guessed code in records.bin.
   static constexpr char kGuessMark = '?';
   // Record r parsed, from its stored elements when `model`'s parser found them, else
@@ -98,6 +108,7 @@ class AddressIndex {
   bool has_parses_ = true;  // every record's elements are in parses_
   std::uint64_t parser_checksum_ = 0;
   std::unordered_map<std::string, std::uint32_t> by_id_;
+  RegionRecords regions_;
   LexicalIndex lexical_;
   VectorIndex vectors_;
 };

@@ -28,6 +28,13 @@ class BinaryWriter {
     u64(values.size());
     raw(values.data(), values.size_bytes());
   }
+  // An array written in pieces: its length, then values() calls that add up to it.
+  void array_length(std::uint64_t n) { u64(n); }
+  template <typename T>
+  void values(std::span<const T> values) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    raw(values.data(), values.size_bytes());
+  }
   // Flushes and checks that every byte reached the disk's cache.
   void close();
 

@@ -40,12 +40,39 @@ std::vector<std::pair<std::uint64_t, std::uint32_t>> gram_counts(std::string_vie
   return counts;
 }
 
+namespace {
+// One record's grams as (gram, weight over the record's norm), given each gram's document
+// frequency: TF-IDF, normalized so that a dot product is a cosine.
+template <typename DfOf>
+std::vector<std::pair<std::uint64_t, float>> weighted(const std::vector<std::pair<std::uint64_t, std::uint32_t>>& counts,
+                                                      std::size_t records, DfOf&& df_of) {
+  std::vector<std::pair<std::uint64_t, float>> row;
+  row.reserve(counts.size());
+  double norm = 0;
+  for (const auto& [key, count] : counts) {
+    const float w = tf_weight(count) * idf(records, df_of(key));
+    row.emplace_back(key, w);
+    norm += static_cast<double>(w) * w;
+  }
+  const auto inv = static_cast<float>(norm > 0 ? 1 / std::sqrt(norm) : 0);
+  for (auto& entry : row) entry.second *= inv;
+  return row;
+}
+
+std::vector<std::vector<std::pair<std::uint64_t, std::uint32_t>>> gram_counts_of(const StringColumn& texts,
+                                                                                 std::size_t first) {
+  std::vector<std::vector<std::pair<std::uint64_t, std::uint32_t>>> docs(texts.size() - first);
+  cpu::parallel_for_dynamic(static_cast<std::int64_t>(docs.size()), 256, [&](std::int64_t i) {
+    docs[static_cast<std::size_t>(i)] = gram_counts(texts[first + static_cast<std::size_t>(i)]);
+  });
+  return docs;
+}
+}  // namespace
+
 LexicalIndex LexicalIndex::build(const StringColumn& texts) {
   LexicalIndex ix;
-  ix.records_ = texts.size();
-  std::vector<std::vector<std::pair<std::uint64_t, std::uint32_t>>> docs(texts.size());
-  cpu::parallel_for_dynamic(static_cast<std::int64_t>(texts.size()), 256,
-                            [&](std::int64_t i) { docs[static_cast<std::size_t>(i)] = gram_counts(texts[static_cast<std::size_t>(i)]); });
+  ix.records_ = ix.built_records_ = texts.size();
+  std::vector<std::vector<std::pair<std::uint64_t, std::uint32_t>>> docs = gram_counts_of(texts, 0);
   // Gram vocabulary and document frequencies.
   std::vector<std::uint64_t> all;
   for (const auto& d : docs) {
@@ -68,38 +95,70 @@ LexicalIndex LexicalIndex::build(const StringColumn& texts) {
   ix.weights_.resize(ix.offsets_.back());
   std::vector<std::uint64_t> fill(ix.offsets_.begin(), ix.offsets_.end() - 1);
   for (std::size_t d = 0; d < docs.size(); ++d) {
-    double norm = 0;
-    std::vector<std::pair<std::size_t, float>> row;
-    for (const auto& [key, count] : docs[d]) {
+    const auto row = weighted(docs[d], ix.records_, [&](std::uint64_t key) {
       const std::size_t g = gram_index(key);
-      const float w = tf_weight(count) * idf(ix.records_, ix.offsets_[g + 1] - ix.offsets_[g]);
-      row.emplace_back(g, w);
-      norm += static_cast<double>(w) * w;
-    }
-    const auto inv = static_cast<float>(norm > 0 ? 1 / std::sqrt(norm) : 0);
-    for (const auto& [g, w] : row) {
+      return ix.offsets_[g + 1] - ix.offsets_[g];
+    });
+    for (const auto& [key, w] : row) {
+      const std::size_t g = gram_index(key);
       ix.postings_[fill[g]] = static_cast<std::uint32_t>(d);
-      ix.weights_[fill[g]++] = w * inv;
+      ix.weights_[fill[g]++] = w;
     }
     std::vector<std::pair<std::uint64_t, std::uint32_t>>().swap(docs[d]);
   }
   return ix;
 }
 
+void LexicalIndex::add(const StringColumn& texts) {
+  if (texts.size() < records_) throw Error("lexical index: given fewer texts than it holds records");
+  if (texts.size() == records_) return;
+  if (4 * (texts.size() - built_records_) > built_records_) {
+    *this = build(texts);
+    return;
+  }
+  const auto docs = gram_counts_of(texts, records_);
+  // The new records count in each other's document frequencies, as in a build.
+  std::unordered_map<std::uint64_t, std::size_t> new_df;
+  for (const auto& d : docs) {
+    for (const auto& [key, count] : d) ++new_df[key];
+  }
+  const std::size_t first = records_;
+  records_ = texts.size();
+  std::vector<std::vector<std::pair<std::uint64_t, float>>> rows;
+  rows.reserve(docs.size());
+  for (const auto& d : docs) {
+    rows.push_back(weighted(d, records_, [&](std::uint64_t key) { return postings_of(key).df() + new_df[key]; }));
+  }
+  for (std::size_t d = 0; d < rows.size(); ++d) {
+    for (const auto& [key, w] : rows[d]) tail_[key].push_back({static_cast<std::uint32_t>(first + d), w});
+  }
+}
+
+LexicalIndex::GramPostings LexicalIndex::postings_of(std::uint64_t gram) const {
+  GramPostings p;
+  const auto it = std::lower_bound(grams_.begin(), grams_.end(), gram);
+  if (it != grams_.end() && *it == gram) {
+    const auto g = static_cast<std::size_t>(it - grams_.begin());
+    p.records = std::span(postings_).subspan(offsets_[g], offsets_[g + 1] - offsets_[g]);
+    p.weights = std::span(weights_).subspan(offsets_[g], offsets_[g + 1] - offsets_[g]);
+  }
+  if (const auto t = tail_.find(gram); t != tail_.end()) p.tail = &t->second;
+  return p;
+}
+
 std::vector<Hit> LexicalIndex::search(std::string_view text, std::size_t k, const RecordFilter& filter,
                                       std::size_t max_postings) const {
   struct Term {
-    std::size_t gram;
+    GramPostings postings;
     float weight;
     std::size_t df;
   };
   std::vector<Term> terms;
   for (const auto& [key, count] : gram_counts(text)) {
-    const auto it = std::lower_bound(grams_.begin(), grams_.end(), key);
-    if (it == grams_.end() || *it != key) continue;
-    const auto g = static_cast<std::size_t>(it - grams_.begin());
-    const std::size_t df = offsets_[g + 1] - offsets_[g];
-    terms.push_back({g, tf_weight(count) * idf(records_, df), df});
+    const GramPostings p = postings_of(key);
+    const std::size_t df = p.df();
+    if (df == 0) continue;
+    terms.push_back({p, tf_weight(count) * idf(records_, df), df});
   }
   std::sort(terms.begin(), terms.end(), [](const Term& a, const Term& b) { return a.df < b.df; });
   std::size_t kept = 0, postings = 0;
@@ -111,11 +170,14 @@ std::vector<Hit> LexicalIndex::search(std::string_view text, std::size_t k, cons
   thread_local std::vector<std::uint32_t> touched;
   if (scores.size() < records_) scores.assign(records_, 0.0f);
   touched.clear();
+  const auto accumulate = [&](std::uint32_t r, float contribution) {
+    if (scores[r] == 0.0f) touched.push_back(r);
+    scores[r] += contribution;
+  };
   for (const Term& t : terms) {
-    for (std::uint64_t p = offsets_[t.gram]; p < offsets_[t.gram + 1]; ++p) {
-      const std::uint32_t r = postings_[p];
-      if (scores[r] == 0.0f) touched.push_back(r);
-      scores[r] += t.weight * weights_[p];
+    for (std::size_t p = 0; p < t.postings.records.size(); ++p) accumulate(t.postings.records[p], t.weight * t.postings.weights[p]);
+    if (t.postings.tail) {
+      for (const Posting& p : *t.postings.tail) accumulate(p.record, t.weight * p.weight);
     }
   }
   double qnorm = 0;
@@ -138,12 +200,42 @@ std::vector<Hit> LexicalIndex::search(std::string_view text, std::size_t k, cons
 }
 
 void LexicalIndex::write(const std::filesystem::path& file) const {
+  // The built grams and the tail's, in one sorted list; each gram's postings are the
+  // built ones, then the tail's (later records).
+  std::vector<std::uint64_t> grams;
+  grams.reserve(grams_.size() + tail_.size());
+  for (const auto& [key, postings] : tail_) {
+    if (!std::binary_search(grams_.begin(), grams_.end(), key)) grams.push_back(key);
+  }
+  std::sort(grams.begin(), grams.end());
+  const std::size_t tail_only = grams.size();
+  grams.insert(grams.end(), grams_.begin(), grams_.end());
+  std::inplace_merge(grams.begin(), grams.begin() + static_cast<std::ptrdiff_t>(tail_only), grams.end());
+  std::vector<GramPostings> postings;
+  postings.reserve(grams.size());
+  for (const std::uint64_t g : grams) postings.push_back(postings_of(g));
+
   BinaryWriter out(file, kMagic, kVersion);
   out.u64(records_);
-  out.array<std::uint64_t>(grams_);
-  out.array<std::uint64_t>(offsets_);
-  out.array<std::uint32_t>(postings_);
-  out.array<float>(weights_);
+  out.array<std::uint64_t>(grams);
+  std::vector<std::uint64_t> offsets{0};
+  offsets.reserve(grams.size() + 1);
+  for (const GramPostings& p : postings) offsets.push_back(offsets.back() + p.df());
+  out.array<std::uint64_t>(offsets);
+  out.array_length(offsets.back());
+  for (const GramPostings& p : postings) {
+    out.values(p.records);
+    if (p.tail) {
+      for (const Posting& t : *p.tail) out.values(std::span(&t.record, 1));
+    }
+  }
+  out.array_length(offsets.back());
+  for (const GramPostings& p : postings) {
+    out.values(p.weights);
+    if (p.tail) {
+      for (const Posting& t : *p.tail) out.values(std::span(&t.weight, 1));
+    }
+  }
   out.close();
 }
 
@@ -151,6 +243,7 @@ LexicalIndex LexicalIndex::read(const std::filesystem::path& file, std::size_t r
   BinaryReader in(file, kMagic, kVersion);
   LexicalIndex ix;
   ix.records_ = in.u64("record count");
+  ix.built_records_ = ix.records_;
   ix.grams_ = in.array<std::uint64_t>("grams");
   ix.offsets_ = in.array<std::uint64_t>("posting offsets");
   ix.postings_ = in.array<std::uint32_t>("postings");

@@ -2,6 +2,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
+#include <unordered_map>
 #include <string_view>
 #include <vector>
 
@@ -21,11 +23,20 @@ using RecordFilter = std::function<bool(std::uint32_t record)>;
 // An inverted index over characters and character bigrams of the normalized texts,
 // weighted by TF-IDF and ranked by cosine similarity. It keeps what embeddings blur: a
 // rare bigram (a compound's name, 碧涛) or a road number weighs far more than 市 or 路.
+//
+// Records added after a build go to a tail beside the built postings, weighted by the
+// idf of the moment they are added, so an add costs what it adds; once the tail holds a
+// quarter as many records as the built part, everything is built again, which keeps the
+// weights near a fresh build's and costs each record O(1) rebuilds on average. Queries
+// read the idf of the whole index at query time.
 class LexicalIndex {
  public:
   static constexpr const char* kFileName = "lexical.bin";
 
   static LexicalIndex build(const StringColumn& texts);
+  // Indexes texts[records() ..]: `texts` holds every record, those indexed already first.
+  void add(const StringColumn& texts);
+  // One file, the tail folded in with the weights it has.
   void write(const std::filesystem::path& file) const;
   static LexicalIndex read(const std::filesystem::path& file, std::size_t records);
 
@@ -38,13 +49,30 @@ class LexicalIndex {
   static constexpr std::size_t kDefaultMaxPostings = 200000;
 
   std::size_t records() const { return records_; }
+  // Records added since the last build, kept beside its postings.
+  std::size_t tail_records() const { return records_ - built_records_; }
 
  private:
-  std::size_t records_ = 0;
+  struct Posting {
+    std::uint32_t record;
+    float weight;
+  };
+  // A gram's postings in the built part and in the tail.
+  struct GramPostings {
+    std::span<const std::uint32_t> records;
+    std::span<const float> weights;
+    const std::vector<Posting>* tail = nullptr;
+    std::size_t df() const { return records.size() + (tail ? tail->size() : 0); }
+  };
+  GramPostings postings_of(std::uint64_t gram) const;
+
+  std::size_t records_ = 0;             // built and tail
+  std::size_t built_records_ = 0;       // in grams_/offsets_/postings_
   std::vector<std::uint64_t> grams_;    // sorted gram keys
   std::vector<std::uint64_t> offsets_;  // postings of grams_[i]: [offsets_[i], offsets_[i + 1])
   std::vector<std::uint32_t> postings_;
   std::vector<float> weights_;  // the gram's TF-IDF weight in that record, over the record's norm
+  std::unordered_map<std::uint64_t, std::vector<Posting>> tail_;  // records added since the build
 };
 
 // The grams of a text with their counts, sorted by key (characters and bigrams of the

@@ -92,40 +92,7 @@ std::optional<MatchResult> identical_match(const std::vector<std::string>& label
 }
 }  // namespace
 
-struct Searcher::RegionRecords {
-  std::mutex mutex;
-  std::size_t index_size = 0;  // the lists below are of an index this size (add() appends)
-  std::unordered_map<std::string, std::shared_ptr<const std::vector<std::uint32_t>>> lists;
-};
-
-Searcher::Searcher(const AddressIndex& index, const AddressModel& model)
-    : index_(index), model_(model), regions_(std::make_unique<RegionRecords>()) {}
-Searcher::Searcher(Searcher&&) noexcept = default;
-Searcher::~Searcher() = default;
-
-std::shared_ptr<const std::vector<std::uint32_t>> Searcher::records_in(const std::string& region, bool or_unknown) const {
-  const std::lock_guard lock(regions_->mutex);
-  if (regions_->index_size != index_.size()) {
-    regions_->lists.clear();
-    regions_->index_size = index_.size();
-  }
-  auto& list = regions_->lists[or_unknown ? region + "?" : region];
-  if (!list) {
-    auto records = std::make_shared<std::vector<std::uint32_t>>();
-    for (std::size_t r = 0; r < index_.size(); ++r) {
-      const std::string_view code = index_.adcode(r);
-      // A record "or unknown" is in the region or not known to lie outside it: its code
-      // stops above the region's level (none, or the region's province alone), or is only
-      // the likeliest reading of an ambiguous chain (朝阳区… may be 长春's).
-      const bool unknown = std::string_view(region).starts_with(code) || index_.adcode_is_guess(r);
-      if (code.starts_with(region) || (or_unknown && unknown)) {
-        records->push_back(static_cast<std::uint32_t>(r));
-      }
-    }
-    list = std::move(records);
-  }
-  return list;
-}
+Searcher::Searcher(const AddressIndex& index, const AddressModel& model) : index_(index), model_(model) {}
 
 std::string Searcher::region_code(std::string_view name) const {
   const std::string normalized = model_.normalize(name);
@@ -175,15 +142,13 @@ std::vector<SearchHit> Searcher::search_one(const Address& query, std::span<cons
   std::string region = options.region;
   const bool from_query = options.region_from_query && region.empty();
   if (from_query) region = named_city(query.parsed.admin);
-  RecordFilter filter;
-  std::shared_ptr<const std::vector<std::uint32_t>> in_region;
-  if (!region.empty()) {
-    in_region = records_in(region, from_query);
-    filter = [&](std::uint32_t r) { return std::binary_search(in_region->begin(), in_region->end(), r); };
-  }
+  std::optional<RecordSet> in_region;
+  if (!region.empty()) in_region = index_.records_in(region, from_query);
   const std::size_t pool = std::max({options.candidates, options.rerank, options.k});
-  const std::vector<Hit> lexical = index_.lexical().search(query.text, pool, filter);
-  const std::vector<Hit> dense = index_.vectors().search(vector, pool, std::max<std::size_t>(pool, 64), in_region.get());
+  const std::vector<Hit> lexical =
+      index_.lexical().search(query.text, pool, in_region ? in_region->contains : RecordFilter{});
+  const std::vector<Hit> dense =
+      index_.vectors().search(vector, pool, std::max<std::size_t>(pool, 64), in_region ? &*in_region : nullptr);
   std::unordered_map<std::uint32_t, float> fused;
   for (const auto* list : {&lexical, &dense}) {
     for (std::size_t rank = 0; rank < list->size(); ++rank) fused[(*list)[rank].record] += 1.0f / (kFusionK + static_cast<float>(rank + 1));

@@ -46,8 +46,6 @@ struct SearchHit {
 class Searcher {
  public:
   Searcher(const AddressIndex& index, const AddressModel& model);
-  Searcher(Searcher&&) noexcept;
-  ~Searcher();
 
   // One result list per query, in query order. Throws Error naming the query on bad input.
   std::vector<std::vector<SearchHit>> search(std::span<const std::string> queries, const SearchOptions& options) const;
@@ -64,14 +62,8 @@ class Searcher {
   const AddressIndex& index() const { return index_; }
 
  private:
-  // The records whose adcode starts with `region`, in order, and with `or_unknown` those
-  // whose adcode stops above it too; found once per region.
-  std::shared_ptr<const std::vector<std::uint32_t>> records_in(const std::string& region, bool or_unknown) const;
-
   const AddressIndex& index_;
   const AddressModel& model_;
-  struct RegionRecords;
-  std::unique_ptr<RegionRecords> regions_;
 };
 
 }  // namespace geoalign::index

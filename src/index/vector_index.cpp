@@ -66,11 +66,11 @@ void VectorIndex::add(std::span<const float> rows, const std::function<void(std:
 }
 
 std::vector<Hit> VectorIndex::search(std::span<const float> query, std::size_t k, std::size_t candidates,
-                                     const std::vector<std::uint32_t>* only) const {
+                                     const RecordSet* only) const {
   if (query.size() != dim_) throw Error("vector index: query has " + std::to_string(query.size()) + " dimensions, not " +
                                         std::to_string(dim_));
   const std::size_t n = size();
-  if (n == 0 || k == 0 || (only && only->empty())) return {};
+  if (n == 0 || k == 0 || (only && only->size == 0)) return {};
   auto& hnsw = *graph_->hnsw;
   std::vector<Hit> hits;
   const auto better = [](const Hit& a, const Hit& b) { return a.score != b.score ? a.score > b.score : a.record < b.record; };
@@ -78,14 +78,14 @@ std::vector<Hit> VectorIndex::search(std::span<const float> query, std::size_t k
   // about 2k of them lie in `only`, and the rest are dropped. Where that is a good part of
   // `only` anyway, comparing `only` one by one costs less.
   std::size_t fetch = k;
-  if (only) fetch = std::min(n, std::max({k * 10, candidates, (2 * k * n + only->size() - 1) / only->size()}));
-  if (only && (only->size() <= options_.exact_limit || only->size() <= 8 * fetch)) {
-    hits.reserve(only->size());
-    for (const std::uint32_t r : *only) {
+  if (only) fetch = std::min(n, std::max({k * 10, candidates, (2 * k * n + only->size - 1) / only->size}));
+  if (only && (only->size <= options_.exact_limit || only->size <= 8 * fetch)) {
+    hits.reserve(only->size);
+    only->for_each([&](std::uint32_t r) {
       const float distance = hnsw.fstdistfunc_(query.data(), hnsw.getDataByInternalId(hnsw.label_lookup_.at(r)),
                                                hnsw.dist_func_param_);
       hits.push_back({r, 1.0f - distance});
-    }
+    });
     const std::size_t keep = std::min(k, hits.size());
     std::partial_sort(hits.begin(), hits.begin() + static_cast<std::ptrdiff_t>(keep), hits.end(), better);
     hits.resize(keep);
@@ -100,7 +100,7 @@ std::vector<Hit> VectorIndex::search(std::span<const float> query, std::size_t k
       const auto [distance, label] = result.top();
       result.pop();
       const auto r = static_cast<std::uint32_t>(label);
-      if (!only || std::binary_search(only->begin(), only->end(), r)) hits.push_back({r, 1.0f - distance});
+      if (!only || only->contains(r)) hits.push_back({r, 1.0f - distance});
     }
   }
   std::reverse(hits.begin(), hits.end());

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "index/lexical_index.h"
+#include "index/region_records.h"
 
 namespace geoalign::index {
 
@@ -34,11 +35,11 @@ class VectorIndex {
   // `on_added` (may be empty) is told how many have been added so far, from any thread.
   void add(std::span<const float> rows, const std::function<void(std::size_t)>& on_added = {});
   // The k nearest records (score = inner product), best first. `candidates` is HNSW's ef.
-  // With `only` (sorted record numbers), just those: up to Options::exact_limit, or where the
-  // graph would be asked for an eighth of them or more, they are compared one by one,
-  // exactly; otherwise the graph is asked for enough neighbours that k of them are likely among them.
+  // With `only`, just those records: up to Options::exact_limit, or where the graph would
+  // be asked for an eighth of them or more, they are compared one by one, exactly;
+  // otherwise the graph is asked for enough neighbours that k of them are likely among them.
   std::vector<Hit> search(std::span<const float> query, std::size_t k, std::size_t candidates,
-                          const std::vector<std::uint32_t>* only = nullptr) const;
+                          const RecordSet* only = nullptr) const;
   std::size_t size() const;
   std::size_t dim() const { return dim_; }
 

@@ -1,5 +1,6 @@
 #include "model/json_file.h"
 
+#include <cstdint>
 #include <fstream>
 #include <string>
 
@@ -7,9 +8,24 @@
 
 namespace geoalign::model {
 
-nlohmann::json read_json_file(const std::filesystem::path& path) { return read_json_file(path, nullptr); }
+namespace {
+nlohmann::json parse_json_text(const std::filesystem::path& path, const std::string& text,
+                               const nlohmann::json::parser_callback_t& callback) {
+  try {
+    return nlohmann::json::parse(text, callback);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw Error(path.string() + ": invalid JSON at byte " + std::to_string(e.byte));
+  } catch (const nlohmann::json::exception&) {  // e.g. a number too large for any type
+    throw Error(path.string() + ": invalid JSON (a value is out of range)");
+  }
+}
+}  // namespace
 
-std::string read_whole_file(const std::filesystem::path& path) {
+nlohmann::json read_json_file(const std::filesystem::path& path, std::size_t max_bytes) {
+  return parse_json_text(path, read_whole_file(path, max_bytes), nullptr);
+}
+
+std::string read_whole_file(const std::filesystem::path& path, std::size_t max_bytes) {
   std::error_code error;
   if (std::filesystem::exists(path, error) && !std::filesystem::is_regular_file(path, error)) {
     throw Error(path.string() + " is not a regular file");
@@ -18,6 +34,10 @@ std::string read_whole_file(const std::filesystem::path& path) {
   if (!in) throw Error("cannot open " + path.string());
   const std::streamoff size = in.tellg();
   if (size < 0) throw Error("cannot read " + path.string());
+  if (static_cast<std::uint64_t>(size) > max_bytes) {
+    throw Error(path.string() + " is " + std::to_string(size) + " bytes; at most " + std::to_string(max_bytes) +
+                " are expected");
+  }
   std::string text(static_cast<std::size_t>(size), '\0');
   in.seekg(0);
   if (!in.read(text.data(), static_cast<std::streamsize>(text.size()))) throw Error("cannot read " + path.string());
@@ -25,14 +45,7 @@ std::string read_whole_file(const std::filesystem::path& path) {
 }
 
 nlohmann::json read_json_file(const std::filesystem::path& path, const nlohmann::json::parser_callback_t& callback) {
-  const std::string text = read_whole_file(path);
-  try {
-    return nlohmann::json::parse(text, callback);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(path.string() + ": invalid JSON at byte " + std::to_string(e.byte));
-  } catch (const nlohmann::json::exception&) {  // e.g. a number too large for any type
-    throw Error(path.string() + ": invalid JSON (a value is out of range)");
-  }
+  return parse_json_text(path, read_whole_file(path), callback);
 }
 
 JsonFields::JsonFields(const nlohmann::json& object, std::string where) : object_(object), where_(std::move(where)) {

@@ -1,16 +1,20 @@
 #pragma once
 
 #include <filesystem>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 
 namespace geoalign::model {
 
-// A file's bytes, read in one call; errors name the file (a folder in its place too).
-std::string read_whole_file(const std::filesystem::path& path);
+// A file's bytes, read in one call; errors name the file (a folder or a device in its
+// place too, and a file over max_bytes).
+std::string read_whole_file(const std::filesystem::path& path,
+                            std::size_t max_bytes = std::numeric_limits<std::size_t>::max());
 
 // Parses a JSON file; errors name the file and the byte where parsing failed.
-nlohmann::json read_json_file(const std::filesystem::path& path);
+nlohmann::json read_json_file(const std::filesystem::path& path,
+                              std::size_t max_bytes = std::numeric_limits<std::size_t>::max());
 // The same with nlohmann's parser callback, which may consume values as they are parsed
 // and drop them from the document.
 nlohmann::json read_json_file(const std::filesystem::path& path, const nlohmann::json::parser_callback_t& callback);
