@@ -40,11 +40,14 @@ header='{"inputs":[{"name":"addr1","datatype":"BYTES","shape":[1],"parameters":{
   printf 'Content-Length: %s\r\n\r\n%s' "$((${#header} + 11))" "$header"
   printf '\x01\x00\x00\x00a\x02\x00\x00\x00bc'
 } >"$out/corpus/fuzz_http/kserve_binary"
-# fuzz_index_files: the first byte picks the reader (odd: lexical postings, even: records).
+# fuzz_index_files: the first byte picks the reader (mod 4: records, parses, lexical
+# postings, or edits of a valid vector graph).
 mkdir -p "$out/corpus/fuzz_index_files"
 printf '\x00\x03\x00\x00\x00\x00\x00\x00\x00abc\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00\x00\x00\x00\x00' \
   >"$out/corpus/fuzz_index_files/records"
-printf '\x01\x04\x00\x00\x00\x00\x00\x00\x00' >"$out/corpus/fuzz_index_files/lexical"
+printf '\x02\x04\x00\x00\x00\x00\x00\x00\x00' >"$out/corpus/fuzz_index_files/lexical"
+printf '\x03' >"$out/corpus/fuzz_index_files/graph"             # the valid graph as it is
+printf '\x03\x34\x00\xf0\x64\x00\x07' >"$out/corpus/fuzz_index_files/graph_edits"  # entry point; a link
 
 mkdir -p "$out/crashes"
 for target in fuzz_tokenizer fuzz_safetensors fuzz_pair_reader fuzz_parser fuzz_http fuzz_index_files fuzz_tree_list; do

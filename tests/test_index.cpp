@@ -533,6 +533,46 @@ TEST_F(AddressIndexTest, CompletingElementsChecksTheirTagsAndSpans) {
   EXPECT_NE(error_of([&] { model_->complete(text, unknown); }).find("planet"), std::string::npos);
 }
 
+// The graph's structure is checked, not only its checksum: a file whose checksum was
+// recomputed over a bad entry point or link sent search out of bounds (a segfault).
+TEST_F(AddressIndexTest, AGraphIsCheckedWhateverItsChecksumSays) {
+  TempDir dir;
+  build(kRecords).save(dir / "ix");
+  const auto folder = dir / "ix";
+  const std::string graph = read_file(folder / "vectors.hnsw");
+  const std::string manifest = read_file(folder / "manifest.json");
+  const auto damage = [&](std::size_t at, const std::string& bytes) {
+    std::string damaged = graph;
+    damaged.replace(at, bytes.size(), bytes);
+    write_file(folder / "vectors.hnsw", damaged);
+    auto m = nlohmann::json::parse(manifest);
+    char checksum[17];
+    std::snprintf(checksum, sizeof checksum, "%016llx",
+                  static_cast<unsigned long long>(index::file_checksum(folder / "vectors.hnsw")));
+    m["files"]["vectors.hnsw"]["checksum"] = checksum;
+    m["files"]["vectors.hnsw"]["bytes"] = damaged.size();
+    write_file(folder / "manifest.json", m.dump());
+    return error_of([&] { index::AddressIndex::open(folder); });
+  };
+  // The header's fields: 6 sizes, the top layer (int), the entry point (uint32) at byte 52, ...
+  const std::string entry = damage(52, std::string("\xf0\xff\xff\xff", 4));
+  EXPECT_NE(entry.find("vectors.hnsw: not a graph this build can read (entry point 4294967280"), std::string::npos)
+      << entry;
+  // ... 3 sizes and a double: the bottom layer starts at byte 96 with node 0's link count
+  // and links.
+  const std::string link = damage(100, std::string("\x00\x00\x00\x70", 4));
+  EXPECT_NE(link.find("node 0 links to 1879048192 on layer 0"), std::string::npos) << link;
+  const std::string count = damage(96, std::string("\xff\x00", 2));
+  EXPECT_NE(count.find("node 0 has 255 links on layer 0"), std::string::npos) << count;
+  const std::string nan = damage(96 + 4 + 32 * 4, std::string("\x00\x00\xc0\x7f", 4));  // node 0's first float
+  EXPECT_NE(nan.find("vector is not finite"), std::string::npos) << nan;
+  const std::string longer = damage(graph.size(), "extra");
+  EXPECT_NE(longer.find("5 bytes after the last node"), std::string::npos) << longer;
+  write_file(folder / "vectors.hnsw", graph);
+  write_file(folder / "manifest.json", manifest);
+  EXPECT_NO_THROW(index::AddressIndex::open(folder));
+}
+
 TEST_F(AddressIndexTest, RefusesDamagedIndexesNamingTheFile) {
   TempDir dir;
   build(kRecords).save(dir / "ix");

@@ -1,9 +1,5 @@
 #include "index/vector_index.h"
 
-// Without this hnswlib compiles its SSE code, whose prefetches read one link past the end
-// of an upper-layer link list (AddressSanitizer flags it); our distance is our own anyway.
-#define NO_MANUAL_VECTORIZATION
-#include <hnswlib/hnswlib.h>
 
 #include <algorithm>
 #include <atomic>
@@ -12,6 +8,7 @@
 
 #include "runtime/run_in_parallel.h"
 #include "geoalign/error.h"
+#include "index/hnsw_checks.h"
 #include "index/inner_product_distance.h"
 
 namespace geoalign::index {
@@ -137,22 +134,16 @@ void VectorIndex::write(const std::filesystem::path& file) const {
 }
 
 VectorIndex VectorIndex::read(const std::filesystem::path& file, std::size_t dim, std::size_t records) {
+  check_graph_file(file, dim, records);
   VectorIndex ix(dim, {});
   try {
-    ix.graph_->hnsw = std::make_unique<hnswlib::HierarchicalNSW<float>>(&ix.graph_->space, file.string());
+    // Room for the records the index says it has, not for what the file's header asks.
+    ix.graph_->hnsw = std::make_unique<hnswlib::HierarchicalNSW<float>>(&ix.graph_->space, file.string(), false,
+                                                                        std::max<std::size_t>(records, 1));
   } catch (const std::exception& e) {
     throw Error(file.string() + ": " + e.what());
   }
-  if (ix.size() != records) {
-    throw Error(file.string() + ": holds " + std::to_string(ix.size()) + " vectors, the index has " +
-                std::to_string(records) + " records");
-  }
-  // hnswlib sizes each vector by the space it is given, not by the file: check the file's own.
-  const auto& h = *ix.graph_->hnsw;
-  if (h.label_offset_ - h.offsetData_ != dim * sizeof(float)) {
-    throw Error(file.string() + ": holds vectors of " + std::to_string((h.label_offset_ - h.offsetData_) / sizeof(float)) +
-                " dimensions, the index says " + std::to_string(dim));
-  }
+  check_graph(*ix.graph_->hnsw, dim, file);
   return ix;
 }
 

@@ -44,7 +44,8 @@ class VectorIndex {
   std::size_t dim() const { return dim_; }
 
   void write(const std::filesystem::path& file) const;
-  // The caller has checked the file's checksum: hnswlib trusts what it reads.
+  // Throws Error naming the file unless it holds a graph of `records` vectors of `dim`
+  // floats that search can walk safely (index/hnsw_checks.h): its checksum alone is not trusted.
   static VectorIndex read(const std::filesystem::path& file, std::size_t dim, std::size_t records);
 
  private:
