@@ -50,6 +50,13 @@ TEST(CliScore, BadRowsStopTheRunByDefault) {
   EXPECT_EQ(lines(r.out).size(), 2u);  // header and the row before the bad one
 }
 
+// Bytes without a line end, for ever: an error, not a run until killed (even with skip).
+TEST(CliScore, AnInputThatNeverEndsItsLineIsAnError) {
+  const auto r = run_cli("score --on-error skip --model " + fixture_model().string() + " /dev/zero");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("line 1 of /dev/zero runs past 64 MiB without a line end"), std::string::npos) << r.err;
+}
+
 TEST(CliScore, SkipReportsEveryBadRowAndScoresTheRest) {
   const auto r = run_score("--on-error skip", "北京\t上海\n没有制表符\n\n杭州\t\n\xFF\xFE\t宁波\n杭州\t宁波\n");
   ASSERT_EQ(r.exit_code, 0) << r.err;

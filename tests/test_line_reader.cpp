@@ -64,6 +64,33 @@ TEST(LineReader, UnusableLinesSayWhyAndTheNextLineIsClean) {
   EXPECT_EQ(lines[2].text, "杭州");
 }
 
+// /dev/zero as input: bytes for ever, none of them a line end.
+class EndlessZeros : public std::streambuf {
+ protected:
+  int_type underflow() override {
+    setg(zeros_, zeros_, zeros_ + sizeof zeros_);
+    return 0;
+  }
+
+ private:
+  char zeros_[4096] = {};
+};
+
+// An overlong line is skipped to its end; an input with no end to its line (a binary file,
+// /dev/zero) ran until killed.
+TEST(LineReader, ALineWithoutAnEndStopsTheReadWithAnError) {
+  EndlessZeros zeros;
+  std::istream in(&zeros);
+  LineReader reader(in, "/dev/zero");
+  InputLine line;
+  try {
+    reader.next(line);
+    FAIL() << "read a line from an endless input";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "line 1 of /dev/zero runs past 64 MiB without a line end: not lines of text");
+  }
+}
+
 TEST(LineReader, ByteOrderMarkIsDroppedFromTheFirstLineOnly) {
   const auto lines = read_all("\xEF\xBB\xBF北京\n\xEF\xBB\xBF上海\n");
   ASSERT_EQ(lines.size(), 2u);

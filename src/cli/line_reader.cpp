@@ -59,9 +59,14 @@ bool LineReader::next(InputLine& line) {
         }
         break;
       }
-      ++line_bytes;
+      if (++line_bytes > kMaxUnendedBytes) {
+        throw Error("line " + std::to_string(number_ + 1) + " of " + source_name_ + " runs past " +
+                    std::to_string(kMaxUnendedBytes >> 20) + " MiB without a line end: not lines of text");
+      }
       if (line.text.size() < kKept) line.text.push_back(static_cast<char>(c));
     }
+  } catch (const Error&) {
+    throw;
   } catch (const std::exception& e) {
     throw read_error(std::string(": ") + e.what());
   }

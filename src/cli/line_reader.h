@@ -21,10 +21,14 @@ struct InputLine {
 class LineReader {
  public:
   static constexpr std::size_t kMaxLineBytes = 1 << 20;
+  // A longer line is skipped, counted and reported; past this without a line end the input
+  // is not lines of text (a binary file, /dev/zero) and reading stops with an Error.
+  static constexpr std::size_t kMaxUnendedBytes = 64 << 20;
 
   LineReader(std::istream& in, std::string source_name) : in_(in), source_name_(std::move(source_name)) {}
 
-  // False at the end of the input; throws geoalign::Error naming the source on a read error.
+  // False at the end of the input; throws geoalign::Error naming the source on a read
+  // error or a line that runs past kMaxUnendedBytes.
   bool next(InputLine& line);
 
   // Bytes consumed so far, line endings and byte-order mark included: set against the

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <unordered_set>
 #include <utility>
@@ -206,6 +207,13 @@ Tensor SafetensorsFile::load_f32(const std::string& name) const {
     }
   } else {
     throw Error(path_.string() + ": tensor \"" + name + "\" has dtype " + e.dtype + "; geoalign reads F32, F16 and BF16");
+  }
+  // A NaN or infinite weight turns every output it reaches into NaN: embeddings of null
+  // and a label from the comparisons of NaN probabilities (exact_match 0.985, once).
+  const auto bad = std::find_if(out, out + n, [](float v) { return !std::isfinite(v); });
+  if (bad != out + n) {
+    throw Error(path_.string() + ": tensor \"" + name + "\" holds a non-finite value (" + std::to_string(*bad) +
+                " at element " + std::to_string(bad - out) + ")");
   }
   return t;
 }
