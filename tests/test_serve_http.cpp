@@ -677,6 +677,16 @@ TEST_F(ServeSearch, BadRequestsNameTheirField) {
   EXPECT_EQ(error(R"({"queries": ["杭州"], "k": "3"})"), "400 \"k\" must be an integer from 1 to 10000");
   EXPECT_EQ(error(R"({"queries": ["杭州"], "rerank": -1})"), "400 \"rerank\" must be an integer from 0 to 10000");
   EXPECT_EQ(error(R"({"queries": ["杭州"], "region": 11})"), "400 \"region\" must name a province, city or district");
+  // An error quotes a short prefix of a bad value, not the value (a 900 KB region came back whole).
+  const std::string huge_region(900 * 1024, 'x');
+  const auto unknown = server->post("/v1/search", R"({"queries": ["杭州"], "region": ")" + huge_region + "\"}");
+  EXPECT_EQ(unknown.status, 400);
+  EXPECT_LT(unknown.body.size(), 400u);
+  EXPECT_NE(unknown.body.find("xxxx... (921600 bytes)\\\" is not a known"), std::string::npos) << unknown.body.substr(0, 300);
+  const std::string huge_key(200 * 1024, 'k');
+  const auto misspelt = server->post("/v1/search", R"({"queries": ["杭州"], ")" + huge_key + R"(": 1})");
+  EXPECT_EQ(misspelt.status, 400);
+  EXPECT_LT(misspelt.body.size(), 400u);
   // No queries, no results.
   const auto empty = server->post("/v1/search", R"({"queries": []})");
   EXPECT_EQ(empty.status, 200);

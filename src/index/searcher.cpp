@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "runtime/run_in_parallel.h"
+#include "text/excerpt.h"
 
 namespace geoalign::index {
 
@@ -108,10 +109,10 @@ std::string Searcher::region_code(std::string_view name) const {
   if (regions.size() > 1) {
     std::string all;
     for (const auto& r : regions) all += (all.empty() ? "" : "; ") + r.reading;
-    throw Error("region \"" + std::string(name) + "\" is ambiguous (" + all + "); " + hint);
+    throw Error("region \"" + text::excerpt(name) + "\" is ambiguous (" + all + "); " + hint);
   }
   if (admin->ambiguous || admin->adcode.empty())
-    throw Error("region \"" + std::string(name) + "\" is not a known province, city or district");
+    throw Error("region \"" + text::excerpt(name) + "\" is not a known province, city or district");
   return chain_code(*admin);
 }
 

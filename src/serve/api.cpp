@@ -7,6 +7,7 @@
 #include "serve/kserve_binary.h"
 #include "serve/routes.h"
 #include "serve/search_request.h"
+#include "text/excerpt.h"
 #include "text/markup.h"
 #include "text/unicode.h"
 #include "text/utf8.h"
@@ -151,7 +152,7 @@ std::optional<ApiError> take_outputs(const json& body, std::vector<KServeOutput>
     }
     const std::string name = output["name"];
     if (std::find(std::begin(kKServeOutputs), std::end(kKServeOutputs), name) == std::end(kKServeOutputs)) {
-      return bad("no output \"" + name + "\"; the outputs are label, score and probabilities");
+      return bad("no output \"" + text::excerpt(name) + "\"; the outputs are label, score and probabilities");
     }
     auto flag = flag_parameter(output, "binary_data", binary);
     if (auto* e = std::get_if<ApiError>(&flag)) return *e;
@@ -217,7 +218,7 @@ std::variant<ParsedRequest, ApiError> parse_kserve(const json& body, std::size_t
     if (input.contains("datatype") && input["datatype"] != "BYTES") return bad("inputs must have datatype BYTES");
     const std::string name = input["name"];
     const json** slot = name == "addr1" ? &addr1 : name == "addr2" ? &addr2 : name == "pairs" ? &pairs : nullptr;
-    if (slot == nullptr) return bad("no input \"" + name + "\"; the inputs are addr1 and addr2, or pairs");
+    if (slot == nullptr) return bad("no input \"" + text::excerpt(name) + "\"; the inputs are addr1 and addr2, or pairs");
     if (*slot != nullptr) return bad("input \"" + name + "\" is given twice");
     *slot = &input;
   }
@@ -317,7 +318,7 @@ std::optional<ApiError> unknown_field(const json& body, std::initializer_list<st
     if (std::find(known.begin(), known.end(), key) == known.end()) {
       std::string names;
       for (const auto k : known) names += std::string(names.empty() ? "" : ", ") + "\"" + std::string(k) + "\"";
-      return bad("unknown field \"" + key + "\" (this endpoint takes " + names + ")");
+      return bad("unknown field \"" + text::excerpt(key) + "\" (this endpoint takes " + names + ")");
     }
   }
   return std::nullopt;

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "text/excerpt.h"
+
 namespace geoalign::serve {
 
 // The wire format is little-endian; so is every machine the server is built for, which
@@ -71,7 +73,8 @@ std::optional<ApiError> inline_binary_inputs(json& request, std::string_view bin
       if (auto* e = std::get_if<ApiError>(&size)) return *e;
       const auto k = std::get<std::optional<std::size_t>>(size);
       if (!k) continue;
-      const std::string name = input.contains("name") && input["name"].is_string() ? input["name"] : "?";
+      const std::string name =
+          input.contains("name") && input["name"].is_string() ? text::excerpt(input["name"].get<std::string>()) : "?";
       if (input.contains("data")) return bad("input \"" + name + "\" has both \"data\" and \"binary_data_size\"");
       if (*k > binary.size()) {
         return bad("binary inputs need more bytes than the " + std::to_string(total) +
