@@ -279,7 +279,7 @@ class TaggingKind final : public RequestKind {
     item.state = std::get<std::vector<float>>(std::move(output)).size();
   }
   bool has_after_stage() const override { return true; }
-  void after(BatchItem& item) const override {
+  void after(BatchItem& item, const BatchContext&) const override {
     {
       std::lock_guard lock(mutex_);
       threads_.insert(std::this_thread::get_id());
@@ -356,6 +356,65 @@ TEST_F(BatcherTest, TheModelRunsWhileAnAfterStageWorks) {
   EXPECT_EQ(held.wait_for(0s), std::future_status::timeout);
   gate.open.set_value();
   EXPECT_EQ(wait(held)->outcome, InferenceRequest::Outcome::Ok);
+}
+
+// A kind without a model pass (parsing) does its work on the after-model threads: a parse
+// that holds its thread holds no match behind it (on the tokenizer thread, as parsing
+// once ran, every request waited for it).
+class HoldingModelFreeKind final : public RequestKind {
+ public:
+  explicit HoldingModelFreeKind(Gate& gate) : gate_(gate) {}
+  ModelPass pass() const override { return ModelPass::None; }
+  void accept(InferenceRequest& r) const override { dynamic_cast<TaggedRequest&>(r).results.resize(r.size()); }
+  bool prepare(BatchItem&, const BatchContext&) const override {
+    ADD_FAILURE() << "a kind without a model pass is not prepared";
+    return true;
+  }
+  void store(BatchItem&, ModelOutput, const BatchContext&) const override { ADD_FAILURE() << "no model output"; }
+  bool has_after_stage() const override { return true; }
+  void after(BatchItem& item, const BatchContext&) const override {
+    if (item.index == 0) {
+      gate_.entered.set_value();
+      gate_.opened.wait();
+    }
+    static_cast<TaggedRequest&>(*item.request).results[item.index] = "parsed " + item.request->first[item.index];
+  }
+
+ private:
+  Gate& gate_;
+};
+
+TEST_F(BatcherTest, AKindWithoutAModelPassHoldsNoMatchBehindIt) {
+  Gate gate;
+  HoldingModelFreeKind kind(gate);
+  Recorder recorder;
+  Batcher batcher(scorer, {.after_threads = 1}, &recorder);
+  auto held = submit(batcher, tagged_request(kind, {"a", "b", "c"}));
+  ASSERT_EQ(gate.entered.get_future().wait_for(60s), std::future_status::ready);
+  auto match = submit(batcher, match_request(cycle(3)));
+  EXPECT_EQ(wait(match)->outcome, InferenceRequest::Outcome::Ok);
+  EXPECT_EQ(held.wait_for(0s), std::future_status::timeout);
+  gate.open.set_value();
+  const auto parsed = wait(held);
+  ASSERT_EQ(parsed->outcome, InferenceRequest::Outcome::Ok) << parsed->error;
+  EXPECT_EQ(static_cast<TaggedRequest&>(*parsed).results, (std::vector<std::string>{"parsed a", "parsed b", "parsed c"}));
+  EXPECT_EQ(recorder.count(), 1u);  // the match's batch; the parse items never reached the model
+}
+
+// After-model work is taken a request at a time in turn: a one-item request waits for one
+// item of a large one, not for all of them.
+TEST(FairQueue, TakesOneItemOfEachOwnerInTurn) {
+  FairQueue<int, std::string> q;
+  for (int i = 0; i < 4; ++i) q.push(1, "big" + std::to_string(i));
+  q.push(2, "small");
+  q.push(3, "other0");
+  q.push(3, "other1");
+  std::vector<std::string> order;
+  while (!q.empty()) order.push_back(q.pop());
+  EXPECT_EQ(order, (std::vector<std::string>{"big0", "small", "other0", "big1", "other1", "big2", "big3"}));
+  q.push(2, "again");  // an owner whose items were all taken joins the line anew
+  EXPECT_EQ(q.size(), 1u);
+  EXPECT_EQ(q.pop(), "again");
 }
 
 TEST_F(BatcherTest, AFailingAfterStageFailsItsRequestOnly) {

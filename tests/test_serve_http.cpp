@@ -130,6 +130,36 @@ TEST(ServeHttp, MatchAgreesWithOfflineScoring) {
   EXPECT_EQ(outputs[2]["shape"], json({kPairs.size(), 3}));
 }
 
+// Bodies over 32 KiB are parsed, and answers of over 32 items rendered, on the JSON
+// workers, so the I/O thread serves other connections meanwhile: the same answers, and
+// the same errors, as small requests get on the I/O thread.
+TEST(ServeHttp, LargeBodiesAndAnswersAreTheSameOffTheIoThread) {
+  RunningServer server;
+  json pairs = json::array();
+  std::vector<AddressPair> want_pairs;
+  for (std::size_t i = 0; i < 200; ++i) {
+    const auto& p = kPairs[i % kPairs.size()];
+    const std::string a = p.first + "附近" + std::to_string(i) + std::string(120, ' ');  // blanks: under max_length
+    pairs.push_back({a, p.second});
+    want_pairs.push_back({a, p.second});
+  }
+  const std::string body = json{{"pairs", pairs}}.dump();
+  ASSERT_GT(body.size(), 32u * 1024);
+  const auto r = server.post("/v1/match", body);
+  ASSERT_EQ(r.status, 200) << r.body.substr(0, 300);
+  const auto results = json::parse(r.body)["results"];
+  const auto matcher = Matcher::load(fixture_model(), {.precision = Precision::FP32, .threads = 1});
+  const auto want = matcher.score(want_pairs);
+  ASSERT_EQ(results.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(results[i]["label"], want[i].label) << i;
+    EXPECT_NEAR(results[i]["score"].get<float>(), want[i].score, 1e-5) << i;
+  }
+  const auto broken = server.post("/v1/match", body.substr(0, body.size() - 2));
+  EXPECT_EQ(broken.status, 400);
+  EXPECT_NE(json::parse(broken.body)["error"].get<std::string>().find("not valid JSON"), std::string::npos) << broken.body;
+}
+
 TEST(ServeHttp, EmbedReturnsOneVectorPerAddress) {
   RunningServer server;
   const auto r = server.post("/v1/embed", R"({"addresses":["北京市朝阳区","杭州"]})");

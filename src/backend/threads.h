@@ -21,6 +21,14 @@ void release_idle_threads();
 // workers would slow every parallel region of the model, as above.
 void run_serially_on_this_thread();
 
+// Gives the calling thread the lowest scheduling priority (SCHED_IDLE), for threads whose
+// work runs beside the model's and must not slow its batches (the batcher's after-model
+// threads: parsing, search's lookup and rerank; the server's JSON workers): they take
+// every cycle the model leaves, and when the model's threads wake they get the cores at
+// once, so a batch's parallel regions never wait for a worker pushed off its core. Under
+// a load that keeps the model busy without pause, such work waits.
+void run_at_background_priority_on_this_thread();
+
 // For a thread that loads a model while another thread loads beside it: the calling
 // thread's parallel regions (packing and quantizing weights) run on it alone until the
 // scope ends, since after every parallel region an OpenMP worker spins for a while on

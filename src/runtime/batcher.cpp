@@ -130,9 +130,10 @@ void Batcher::prepare_slice(const std::shared_ptr<InferenceRequest>& owner, std:
                             std::size_t& tokens) {
   InferenceRequest& request = *owner;
   const std::size_t end = std::min(request.size(), request.tokenized + kTokenizeSlice);
+  const bool model = request.kind->pass() != ModelPass::None;
   for (std::size_t& i = request.tokenized; i < end; ++i) {
     BatchItem item{owner, i, {}, {}, Clock::now()};
-    if (!request.kind->prepare(item, context_)) {
+    if (model && !request.kind->prepare(item, context_)) {
       finish_item(request);
       continue;
     }
@@ -170,6 +171,10 @@ void Batcher::tokenizer_loop() {
       // rest: this slice's up to the bad one, and all after it.
       count_queued(-static_cast<std::int64_t>(items.size() + (request->size() - request->tokenized)));
       finish_request(*request, InferenceRequest::Outcome::Failed, *error);
+      items.clear();
+    }
+    if (request->kind->pass() == ModelPass::None) {
+      hand_to_after_stage(items);  // nothing for the model
       items.clear();
     }
     {
@@ -345,9 +350,20 @@ void Batcher::run_batch(std::vector<BatchItem>& batch, model::BertModel::Workspa
     }
   }
   if (handed_on.empty()) return;
+  std::vector<BatchItem> after;
+  after.reserve(handed_on.size());
+  for (BatchItem* item : handed_on) after.push_back(std::move(*item));
+  hand_to_after_stage(after);
+}
+
+void Batcher::hand_to_after_stage(std::vector<BatchItem>& items) {
+  if (items.empty()) return;
   {
     std::lock_guard lock(mutex_);
-    for (BatchItem* item : handed_on) after_queue_.push_back(std::move(*item));
+    for (BatchItem& item : items) {
+      const InferenceRequest* owner = item.request.get();
+      after_queue_.push(owner, std::move(item));
+    }
   }
   after_ready_.notify_all();
 }
@@ -356,14 +372,14 @@ void Batcher::run_batch(std::vector<BatchItem>& batch, model::BertModel::Workspa
 // request alone.
 void Batcher::after_loop() {
   run_serially_on_this_thread();
+  run_at_background_priority_on_this_thread();
   for (;;) {
     BatchItem item;
     {
       std::unique_lock lock(mutex_);
       after_ready_.wait(lock, [&] { return model_done_ || !after_queue_.empty(); });
       if (after_queue_.empty()) return;
-      item = std::move(after_queue_.front());
-      after_queue_.pop_front();
+      item = after_queue_.pop();
     }
     if (should_skip(item, Clock::now())) {
       count_queued(-1);
@@ -371,7 +387,7 @@ void Batcher::after_loop() {
     }
     std::optional<std::string> error;
     try {
-      kind_of(item).after(item);
+      kind_of(item).after(item, context_);
     } catch (const std::exception& e) {
       error = e.what();
     }

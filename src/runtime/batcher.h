@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/fair_queue.h"
 #include "runtime/inference_request.h"
 #include "runtime/lru_cache.h"
 #include "runtime/pair_scorer.h"
@@ -47,8 +48,10 @@ class BatchObserver {
 // tokens, so a one-pair request rides in the next batch whatever is queued before it.
 // Work a kind does at batch time (the match head's parse-and-compare) runs over every
 // core, as in offline scoring. Items whose kind has an after-model stage go on to a small
-// pool of threads that run it while the model runs the next batch. Large requests are
-// split over batches and reassembled.
+// pool of threads that run it while the model runs the next batch, requests in turn;
+// items of kinds without a model pass (parsing) go to that pool from the tokenizer, so
+// their work never holds up the tokenizer. Large requests are split over batches and
+// reassembled.
 class Batcher {
  public:
   Batcher(const PairScorer& scorer, BatcherOptions options, BatchObserver* observer = nullptr);
@@ -83,6 +86,7 @@ class Batcher {
 
   void tokenizer_loop();
   void prepare_slice(const std::shared_ptr<InferenceRequest>& request, std::vector<BatchItem>& items, std::size_t& tokens);
+  void hand_to_after_stage(std::vector<BatchItem>& items);
   void model_loop();
   void take_batch(std::vector<BatchItem>& batch);
   void run_batch(std::vector<BatchItem>& batch, model::BertModel::Workspace& ws);
@@ -106,7 +110,10 @@ class Batcher {
   std::condition_variable inbox_ready_, items_ready_, after_ready_;
   std::deque<std::shared_ptr<InferenceRequest>> inbox_;
   std::deque<Lane> lanes_;
-  std::deque<BatchItem> after_queue_;  // items past the model whose kind has an after stage
+  // Items past the model whose kind has an after stage, and items of kinds with no model
+  // pass: taken a request at a time in turn, so one large search cannot hold a small one
+  // back for longer than an item.
+  FairQueue<const InferenceRequest*, BatchItem> after_queue_;
   std::size_t lane_items_ = 0, queued_tokens_ = 0;
   bool tokenizing_ = false;  // the tokenizer holds a request taken from the inbox
   std::atomic<std::size_t> queued_{0};

@@ -17,8 +17,10 @@ struct InferenceRequest;
 class BatchObserver;
 
 // The model passes a batch can run. Items of every kind that uses the same pass share
-// batches (an embed request's addresses ride with a search request's queries).
-enum class ModelPass { Classify, Embed };
+// batches (an embed request's addresses ride with a search request's queries). Items of
+// a kind with no pass (None: parsing) skip the model and go from the tokenizer thread
+// straight to the after-model threads.
+enum class ModelPass { Classify, Embed, None };
 // The classify pass's answer for an item: the result, and the encoder's class
 // probabilities that the match head read (what explaining the result needs).
 struct Classification {
@@ -54,8 +56,9 @@ struct BatchContext {
 //   4. store, on the model thread: the pass's output for the item;
 //   5. after, when the kind has that stage, on the batcher's after-model threads, so
 //      the model runs the next batch meanwhile (search's lookup and rerank).
-// A stage that throws fails the item's request alone. A kind holds no request's state
-// (that lives in the request and its items), and its stages run concurrently.
+// A kind whose pass() is None has only stage 5 (its items are not prepared). A stage that
+// throws fails the item's request alone. A kind holds no request's state (that lives in
+// the request and its items), and its stages run concurrently.
 class RequestKind {
  public:
   virtual ~RequestKind() = default;
@@ -69,7 +72,7 @@ class RequestKind {
   virtual void complete(BatchItem&, const BatchContext&) const {}
   virtual void store(BatchItem& item, ModelOutput output, const BatchContext& context) const = 0;
   virtual bool has_after_stage() const { return false; }
-  virtual void after(BatchItem&) const {}
+  virtual void after(BatchItem&, const BatchContext&) const {}
 };
 
 // Pairs to classify (request.first[i], request.second[i] -> request.matches[i]), through

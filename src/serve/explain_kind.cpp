@@ -12,17 +12,15 @@ namespace {
 using runtime::BatchContext;
 using runtime::BatchItem;
 
-// What an item carries from its earlier stages to its explanation; after() is given no
-// context, so the scorer comes along.
+// What an item carries from its earlier stages to its explanation.
 struct Explaining {
-  const runtime::PairScorer* scorer = nullptr;
   runtime::NormalizedPair pair;
   std::vector<float> encoder_probabilities;
   std::size_t label = 0;
 };
 
-nlohmann::json explanation(const Explaining& state, const std::vector<float>& pair_features) {
-  const runtime::PairScorer& scorer = *state.scorer;
+nlohmann::json explanation(const runtime::PairScorer& scorer, const Explaining& state,
+                           const std::vector<float>& pair_features) {
   const auto& head = *scorer.folder().head;
   nlohmann::json features = nlohmann::json::array();
   for (const auto& input : match::strongest_inputs(head, pair_features, state.encoder_probabilities, state.label,
@@ -51,7 +49,7 @@ class ExplainKind final : public runtime::RequestKind {
   bool prepare(BatchItem& item, const BatchContext& context) const override {
     if (!can_explain(context.scorer)) throw Error("this model has no match head to explain its answers");
     const auto& request = *item.request;
-    Explaining state{&context.scorer, context.scorer.normalize(request.first[item.index], request.second[item.index]), {}, 0};
+    Explaining state{context.scorer.normalize(request.first[item.index], request.second[item.index]), {}, 0};
     item.input = context.scorer.tokenize(state.pair);
     item.state = std::move(state);
     return true;
@@ -73,9 +71,10 @@ class ExplainKind final : public runtime::RequestKind {
 
   bool has_after_stage() const override { return true; }
 
-  void after(BatchItem& item) const override {
+  void after(BatchItem& item, const BatchContext& context) const override {
     auto& request = static_cast<JsonResultsRequest&>(*item.request);  // accept() checked the type
-    request.results[item.index] = explanation(std::any_cast<const Explaining&>(item.state), item.input.pair_features);
+    request.results[item.index] =
+        explanation(context.scorer, std::any_cast<const Explaining&>(item.state), item.input.pair_features);
   }
 };
 

@@ -10,7 +10,11 @@
 #include <mutex>
 #include <optional>
 #include <unordered_set>
+#include <variant>
 
+#include "backend/cpu/available_cores.h"
+#include "backend/threads.h"
+#include "runtime/worker_pool.h"
 #include "serve/api.h"
 #include "serve/explain_kind.h"
 #include "serve/kserve_model.h"
@@ -81,11 +85,22 @@ struct Server::Impl {
   asio::signal_set signals{io, SIGTERM, SIGINT};
   asio::steady_timer accept_timer{io};
   asio::steady_timer drain_timer{io};
+  // Parses large request bodies and renders large answers, so the I/O thread serves every
+  // other connection meanwhile. Declared last: destroyed first, its threads joined while
+  // everything their tasks use is still here.
+  runtime::WorkerPool json_workers{static_cast<std::size_t>(cpu::available_cores()),
+                                   [] { run_at_background_priority_on_this_thread(); }};
 };
 
 namespace {
 
 constexpr std::size_t kReadChunk = 16 * 1024;
+// Bodies up to this size are parsed, and answers of up to kInlineItems items rendered, on
+// the I/O thread: a hop to the JSON workers would cost more than the work. Larger ones
+// (up to --max-body-bytes, a GiB at most) go to the workers, so a large request cannot
+// hold every other connection still.
+constexpr std::size_t kInlineBodyBytes = 32 * 1024;
+constexpr std::size_t kInlineItems = 32;
 // How long, and how many bytes, a connection being closed after its answer waits for the
 // client to finish sending (see Session::linger).
 constexpr std::chrono::seconds kLinger{2};
@@ -98,6 +113,15 @@ void expire_after(beast::tcp_stream& stream, std::chrono::milliseconds d) {
   } else {
     stream.expires_never();
   }
+}
+
+// Runs `handler` on the I/O thread, unless the server is gone (or going): for the
+// batcher's threads and the JSON workers. The handler must hold whatever it needs.
+template <typename Handler>
+void post_to_io(const std::shared_ptr<PostGate>& gate, Handler&& handler) {
+  std::lock_guard lock(gate->mutex);
+  if (gate->io == nullptr) return;
+  asio::post(*gate->io, std::forward<Handler>(handler));
 }
 
 }  // namespace
@@ -265,22 +289,57 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     // A request larger than the whole queue could never be accepted: 413, not 429.
     const std::size_t max_items = std::min(server_.options.max_items_per_request, server_.batcher.options().max_queue);
-    std::optional<std::string_view> header_length;
+    std::optional<std::string> header_length;
     if (const auto field = request_.find("Inference-Header-Content-Length"); field != request_.end()) {
-      header_length = std::string_view(field->value().data(), field->value().size());
+      header_length = std::string(field->value().data(), field->value().size());
     }
-    auto parsed = parse_request(endpoint, request_.body(), max_items, header_length);
-    if (auto* error = std::get_if<ApiError>(&parsed)) return respond_error(*error);
-    if (std::get<ParsedRequest>(parsed).explain && !can_explain(server_.scorer)) {
-      return respond_error({400, "invalid_request", "\"explain\" needs a model with a match head; this one has none"});
+    if (request_.body().size() <= kInlineBodyBytes) {
+      return submit(endpoint, prepare(endpoint, request_.body(), max_items, header_length));
     }
-    auto parsed_request = std::make_shared<ParsedRequest>(std::move(std::get<ParsedRequest>(parsed)));
+    auto body = std::make_shared<std::string>(std::move(request_.body()));
+    server_.json_workers.post([self = shared_from_this(), endpoint, body, max_items, header_length]() mutable {
+      Prepared prepared = self->prepare(endpoint, *body, max_items, header_length);
+      body.reset();
+      const auto gate = self->server_.gate;  // before `self` moves into the handler
+      post_to_io(gate, [self = std::move(self), endpoint, prepared = std::move(prepared)]() mutable {
+        self->submit(endpoint, std::move(prepared));
+      });
+    });
+  }
+
+  // A request parsed and turned into the batcher's, or why it cannot be: only reads the
+  // server's fixed parts, so it runs on a JSON worker as well as on the I/O thread.
+  struct ParsedAndMade {
+    std::shared_ptr<ParsedRequest> parsed;
     std::shared_ptr<InferenceRequest> request;
+  };
+  using Prepared = std::variant<ParsedAndMade, ApiError>;
+
+  Prepared prepare(Endpoint endpoint, std::string_view body, std::size_t max_items,
+                   const std::optional<std::string>& header_length) const {
     try {
-      request = make_request(endpoint, *parsed_request);
-    } catch (const Error& e) {  // a region the gazetteer does not know
-      return respond_error({400, "invalid_request", e.what()});
+      auto parsed = parse_request(endpoint, body, max_items,
+                                  header_length ? std::optional<std::string_view>(*header_length) : std::nullopt);
+      if (auto* error = std::get_if<ApiError>(&parsed)) return std::move(*error);
+      if (std::get<ParsedRequest>(parsed).explain && !can_explain(server_.scorer)) {
+        return ApiError{400, "invalid_request", "\"explain\" needs a model with a match head; this one has none"};
+      }
+      auto parsed_request = std::make_shared<ParsedRequest>(std::move(std::get<ParsedRequest>(parsed)));
+      try {
+        auto request = make_request(endpoint, *parsed_request);
+        return ParsedAndMade{std::move(parsed_request), std::move(request)};
+      } catch (const Error& e) {  // a region the gazetteer does not know
+        return ApiError{400, "invalid_request", e.what()};
+      }
+    } catch (const std::bad_alloc&) {
+      return ApiError{413, "too_large", "the request needs more memory than the server can give it"};
     }
+  }
+
+  void submit(Endpoint endpoint, Prepared prepared) {
+    if (!open_) return;  // the client went, or a drain closed the connection meanwhile
+    if (auto* error = std::get_if<ApiError>(&prepared)) return respond_error(*error);
+    auto [parsed_request, request] = std::get<ParsedAndMade>(std::move(prepared));
     const auto timeout = server_.options.timeout;
     if (timeout.count() > 0) request->deadline = runtime::Clock::now() + timeout;
     // Runs on a batcher thread: hands the result to the I/O thread. It holds the session,
@@ -289,10 +348,8 @@ class Session : public std::enable_shared_from_this<Session> {
     request->done = [gate = server_.gate, self = shared_from_this(), endpoint,
                      parsed_request](InferenceRequest& done) noexcept {
       try {
-        std::lock_guard lock(gate->mutex);
-        if (gate->io == nullptr) return;  // the server is gone: nobody to answer
-        asio::post(*gate->io, [self, endpoint, parsed_request, request = done.shared_from_this()] {
-          self->on_result(endpoint, *parsed_request, *request);
+        post_to_io(gate, [self, endpoint, parsed_request, request = done.shared_from_this()] {
+          self->on_result(endpoint, parsed_request, *request);
         });
       } catch (...) {  // e.g. out of memory: the client's connection ends without an answer
       }
@@ -362,19 +419,31 @@ class Session : public std::enable_shared_from_this<Session> {
     });
   }
 
-  void on_result(Endpoint endpoint, const ParsedRequest& parsed, InferenceRequest& done) {
+  void on_result(Endpoint endpoint, const std::shared_ptr<ParsedRequest>& parsed, InferenceRequest& done) {
     if (!inflight_ || inflight_.get() != &done) return;  // already answered (timeout)
     auto request = std::move(inflight_);
     timer_.cancel();
     try {
       switch (done.outcome) {
-        case InferenceRequest::Outcome::Ok: {
-          ResponseBody body = render_response(endpoint, parsed, done);
-          if (!body.inference_header_length) return respond_json(http::status::ok, std::move(body.bytes));
-          // Triton's binary tensor data: JSON header, then the raw outputs.
-          return respond(http::status::ok, std::move(body.bytes), "application/octet-stream",
-                         {{"Inference-Header-Content-Length", std::to_string(*body.inference_header_length)}});
-        }
+        case InferenceRequest::Outcome::Ok:
+          if (done.size() <= kInlineItems) return send_rendered(render_response(endpoint, *parsed, done));
+          // A large answer is rendered on a JSON worker; the request stays alive with it.
+          server_.json_workers.post([self = shared_from_this(), endpoint, parsed = parsed, request]() mutable {
+            std::variant<ResponseBody, std::string> rendered;
+            try {
+              rendered = render_response(endpoint, *parsed, *request);
+            } catch (const std::exception& e) {
+              rendered = std::string(e.what());
+            }
+            parsed.reset();
+            request.reset();
+            const auto gate = self->server_.gate;  // before `self` moves into the handler
+            post_to_io(gate, [self = std::move(self), rendered = std::move(rendered)]() mutable {
+              if (auto* body = std::get_if<ResponseBody>(&rendered)) return self->send_rendered(std::move(*body));
+              self->answer_internal_error(std::runtime_error(std::get<std::string>(rendered)));
+            });
+          });
+          return;
         case InferenceRequest::Outcome::TimedOut:
           return respond_error({504, "timeout", done.error});
         case InferenceRequest::Outcome::Cancelled:
@@ -385,6 +454,13 @@ class Session : public std::enable_shared_from_this<Session> {
     } catch (const std::exception& e) {
       answer_internal_error(e);
     }
+  }
+
+  void send_rendered(ResponseBody body) {
+    if (!body.inference_header_length) return respond_json(http::status::ok, std::move(body.bytes));
+    // Triton's binary tensor data: JSON header, then the raw outputs.
+    respond(http::status::ok, std::move(body.bytes), "application/octet-stream",
+            {{"Inference-Header-Content-Length", std::to_string(*body.inference_header_length)}});
   }
 
   void answer_internal_error(const std::exception& e) {

@@ -8,10 +8,12 @@ namespace geoalign::serve {
 
 namespace {
 
+// Parsing needs no model: each item goes from the tokenizer thread to the after-model
+// threads, which parse it (a CRF parse of a long address costs milliseconds: on the
+// tokenizer thread a parse request held every /v1/match back).
 class ParseKind final : public runtime::RequestKind {
  public:
-  // Never consulted: every item is answered in prepare() and none reaches a batch.
-  runtime::ModelPass pass() const override { return runtime::ModelPass::Embed; }
+  runtime::ModelPass pass() const override { return runtime::ModelPass::None; }
 
   void accept(runtime::InferenceRequest& request) const override {
     auto* parse = dynamic_cast<JsonResultsRequest*>(&request);
@@ -19,15 +21,18 @@ class ParseKind final : public runtime::RequestKind {
     parse->results.resize(parse->size());
   }
 
-  bool prepare(runtime::BatchItem& item, const runtime::BatchContext& context) const override {
-    auto& request = static_cast<JsonResultsRequest&>(*item.request);  // accept() checked the type
-    const std::string normalized = context.scorer.folder().normalizer.normalize(request.first[item.index]);
-    request.results[item.index] = parse_answer(context.scorer, normalized);
-    return false;
-  }
+  bool prepare(runtime::BatchItem&, const runtime::BatchContext&) const override { return true; }
 
   void store(runtime::BatchItem&, runtime::ModelOutput, const runtime::BatchContext&) const override {
     throw Error("parse items have no model output");
+  }
+
+  bool has_after_stage() const override { return true; }
+
+  void after(runtime::BatchItem& item, const runtime::BatchContext& context) const override {
+    auto& request = static_cast<JsonResultsRequest&>(*item.request);  // accept() checked the type
+    const std::string normalized = context.scorer.folder().normalizer.normalize(request.first[item.index]);
+    request.results[item.index] = parse_answer(context.scorer, normalized);
   }
 };
 

@@ -12,11 +12,11 @@ namespace geoalign::serve {
 // normalizes it and parsed by the parser its match head names, answered with the JSON
 // `geoalign parse` prints for it.
 //
-// Parsing needs no model pass and costs about as much as tokenizing (tens of
-// microseconds), so the kind answers every item in prepare(), on the batcher's tokenizer
-// thread, the way a cache hit is answered. That keeps the I/O thread free without a
-// stage of its own, and a parse request gets what the other kinds get: the queue limit
-// (429), a turn per slice beside other requests, and the request timeout.
+// Parsing needs no model pass: its items skip the model and are parsed on the batcher's
+// after-model threads, requests in turn. A long address's CRF parse costs milliseconds;
+// on the tokenizer thread (as once here) a parse request held every /v1/match back. A
+// parse request gets what the other kinds get: the queue limit (429), a turn beside
+// other requests, and the request timeout.
 const runtime::RequestKind& parse_kind();
 
 // Whether the scorer's model has a parser (a match head naming one); without it

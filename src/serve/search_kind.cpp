@@ -56,7 +56,7 @@ void SearchKind::store(runtime::BatchItem& item, runtime::ModelOutput output, co
   std::any_cast<Query&>(item.state).vector = std::move(std::get<std::vector<float>>(output));
 }
 
-void SearchKind::after(runtime::BatchItem& item) const {
+void SearchKind::after(runtime::BatchItem& item, const runtime::BatchContext&) const {
   auto& request = static_cast<SearchRequest&>(*item.request);  // accept() checked the type
   const auto& query = std::any_cast<const Query&>(item.state);
   const auto hits = searcher_.search_one(query.address, query.vector, request.options);

@@ -34,7 +34,7 @@ class SearchKind final : public runtime::RequestKind {
   bool prepare(runtime::BatchItem& item, const runtime::BatchContext& context) const override;
   void store(runtime::BatchItem& item, runtime::ModelOutput output, const runtime::BatchContext& context) const override;
   bool has_after_stage() const override { return true; }
-  void after(runtime::BatchItem& item) const override;
+  void after(runtime::BatchItem& item, const runtime::BatchContext& context) const override;
 
  private:
   SearchKind(index::AddressIndex index, std::unique_ptr<index::AddressModel> model);

@@ -10,7 +10,7 @@ set -euo pipefail
 trap 'kill "${server_pid:-}" 2>/dev/null || true' EXIT
 root=$(cd "$(dirname "$0")/../.." && pwd)
 model=$1 pairs=$2 precision=${3:-auto}
-bin="$root/build/release/geoalign"
+bin=${GEOALIGN_BIN:-$root/build/release/geoalign}  # GEOALIGN_BIN: another build, for a before/after
 port=18091
 out=$(mktemp -d)
 

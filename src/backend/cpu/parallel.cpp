@@ -1,4 +1,9 @@
 #include <omp.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -34,6 +39,19 @@ void release_idle_threads() {
 }
 
 void run_serially_on_this_thread() { omp_set_num_threads(1); }
+
+void run_at_background_priority_on_this_thread() {
+  // SCHED_IDLE: the thread runs when a core would otherwise idle, and a thread of the
+  // normal policy that wakes (the model's, its OpenMP workers) takes the core at once.
+  // A lower nice value is not enough: since Linux 6.6 (EEVDF) a woken thread waits for
+  // the running one's slice, and a batch's every parallel region waited for it (1-vCPU
+  // slices times fifty regions: 100-200 ms batches under /v1/parse load).
+  sched_param param{};
+  if (::pthread_setschedparam(::pthread_self(), SCHED_IDLE, &param) != 0) {
+    const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
+    ::setpriority(PRIO_PROCESS, tid, 19);  // where SCHED_IDLE is refused, at least the lowest nice
+  }
+}
 
 SerialThreadScope::SerialThreadScope() : outer_(t_threads_outside_serial) {
   t_threads_outside_serial = omp_get_max_threads();

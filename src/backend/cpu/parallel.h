@@ -66,11 +66,13 @@ void run_item(std::int64_t i, Fn& fn, FirstFailure& failure) {
 // items that cost the same (rows of a matrix). Called inside a parallel region (a
 // thread's share of a layer), it runs on the calling thread alone, as a plain loop: a
 // nested region, even of one thread, costs libgomp a team allocated and freed, and a run
-// of the blocked layers makes tens of thousands of such calls. Returns the failure of the
+// of the blocked layers makes tens of thousands of such calls. One item runs on the
+// caller too: a region would only wait for a worker to wake and reach its barrier (on
+// cores shared with other work, a scheduler slice). Returns the failure of the
 // lowest-numbered item that threw, if any, without throwing.
 template <typename Fn>
 void parallel_for_collect(std::int64_t n, Fn&& fn, FirstFailure& failure) {
-  if (in_parallel_region()) {
+  if (n <= 1 || in_parallel_region()) {
     for (std::int64_t i = 0; i < n; ++i) run_item(i, fn, failure);
     return;
   }
@@ -83,7 +85,7 @@ void parallel_for_collect(std::int64_t n, Fn&& fn, FirstFailure& failure) {
 // items at a time as they finish.
 template <typename Fn>
 void parallel_for_dynamic_collect(std::int64_t n, [[maybe_unused]] std::int64_t grain, Fn&& fn, FirstFailure& failure) {
-  if (in_parallel_region()) {
+  if (n <= 1 || in_parallel_region()) {
     for (std::int64_t i = 0; i < n; ++i) run_item(i, fn, failure);
     return;
   }
