@@ -91,6 +91,80 @@ TEST(ServeProcess, AcceptsAgainAfterDescriptorExhaustion) {
   EXPECT_EQ(server.wait_exit(20s), 0) << server.log();
 }
 
+// Every signal that would end the process drains it as SIGTERM does: SIGQUIT, SIGUSR1 and
+// SIGUSR2 killed it at once, losing the requests it had accepted. SIGHUP is logged and
+// ignored (57 accepted requests were lost to it).
+TEST(ServeProcess, TerminatingSignalsDrainAndAHangupIsIgnored) {
+  for (const int sig : {SIGQUIT, SIGUSR1, SIGUSR2}) {
+    ServeProcess server(with_model({}));
+    ASSERT_TRUE(server.wait_ready()) << server.log();
+    server.signal(SIGHUP);
+    RawClient client(server.port());
+    client.send(get_request("/v2/health/live"));
+    RawClient::Response r;
+    ASSERT_FALSE(client.read(r)) << server.log();
+    EXPECT_EQ(r.result_int(), 200);
+    for (auto until = std::chrono::steady_clock::now() + 10s;
+         server.log().find("SIGHUP ignored") == std::string::npos && std::chrono::steady_clock::now() < until;) {
+      std::this_thread::sleep_for(10ms);
+    }
+    EXPECT_NE(server.log().find("SIGHUP ignored"), std::string::npos) << server.log();
+    server.signal(sig);
+    EXPECT_EQ(server.wait_exit(20s), 0) << "signal " << sig << ":\n" << server.log();
+    EXPECT_NE(server.log().find("draining"), std::string::npos) << server.log();
+  }
+}
+
+// With its log pipe closed (`geoalign serve 2>&1 | head -1` once head has exited), the
+// server's next log line raised SIGPIPE and ended it.
+TEST(ServeProcess, AClosedLogPipeLeavesTheServerRunning) {
+  const unsigned short port = ServeProcess::free_port();
+  ServeProcess server(with_model({"--port", std::to_string(port)}), ServeProcess::Log::ClosedPipe);
+  ASSERT_TRUE(server.wait_answering(port)) << "exit status " << server.wait_exit(0ms).value_or(-1);
+  server.signal(SIGHUP);  // logs a line
+  std::this_thread::sleep_for(200ms);
+  EXPECT_TRUE(server.wait_answering(port, 5s)) << "exit status " << server.wait_exit(0ms).value_or(-1);
+  server.signal(SIGTERM);
+  EXPECT_EQ(server.wait_exit(20s), 0);
+}
+
+// Past --max-connections a connection is answered 503 and closed; one that closes makes
+// room for the next.
+TEST(ServeProcess, ConnectionsPastTheCapAreAnswered503) {
+  ServeProcess server(with_model({"--max-connections", "2"}));
+  ASSERT_TRUE(server.wait_ready()) << server.log();
+  auto first = std::make_unique<RawClient>(server.port());
+  RawClient second(server.port());
+  RawClient::Response r;
+  first->send(get_request("/v2/health/live"));
+  ASSERT_FALSE(first->read(r)) << server.log();  // both accepted by now
+  second.send(get_request("/v2/health/live"));
+  ASSERT_FALSE(second.read(r)) << server.log();
+  RawClient third(server.port());
+  third.send(get_request("/v2/health/live"));
+  r = {};
+  ASSERT_FALSE(third.read(r)) << server.log();
+  EXPECT_EQ(r.result_int(), 503);
+  EXPECT_EQ(r[boost::beast::http::field::retry_after], "1");
+  EXPECT_EQ(json::parse(r.body())["type"], "unavailable");
+  EXPECT_TRUE(third.closed_by_server());
+  first.reset();
+  for (auto until = std::chrono::steady_clock::now() + 20s; std::chrono::steady_clock::now() < until;) {
+    RawClient next(server.port());
+    next.send(get_request("/metrics"));
+    r = {};
+    ASSERT_FALSE(next.read(r)) << server.log();
+    if (r.result_int() == 200) {
+      EXPECT_EQ(counter(r.body(), "geoalign_refused_connections_total"), 1u) << r.body();
+      break;
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_EQ(r.result_int(), 200);
+  server.signal(SIGTERM);
+  EXPECT_EQ(server.wait_exit(20s), 0) << server.log();
+}
+
 // A client that never reads a large response used to keep SIGTERM, a second SIGTERM and
 // SIGINT from ending the process. Now the drain deadline (or a second signal) ends it.
 // The response (16,384 embeddings, ~6 MB) outgrows both sockets' buffers, so its write

@@ -1,6 +1,7 @@
 #include <sys/resource.h>
 
 #include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <future>
@@ -16,6 +17,7 @@
 #include "model/precision.h"
 #include "serve/http_server.h"
 #include "serve/search_kind.h"
+#include "text/excerpt.h"
 
 namespace geoalign::cli {
 
@@ -77,7 +79,12 @@ int run_serve(int argc, char** argv, int first) {
              {"drain-timeout-ms", true, "on SIGTERM, wait this long for open connections, then exit anyway (0 = for ever)", "25000"},
              {"cache-size", true, "pair results kept in an LRU cache (0 = off)", "0"},
              {"threads", true, "model threads, 0 = one per core", "0"},
-             {"search-threads", true, "threads for search's lookup and rerank and for explanations, 0 = one per core", "0"},
+             {"search-threads", true, "threads for search's lookup and rerank, parsing and explanations, 0 = one per core", "0"},
+             {"max-connections", true, "connections open at once at most; more are answered 503 (0 = no cap)", "8192"},
+             {"background-priority", true,
+              "idle: work beside the model (search's rerank, parsing, JSON of large requests) runs only on cores the "
+              "model leaves free, so it never slows a batch; normal: it competes with the model",
+              "idle"},
              {"precision", true, "fp32, int8, bf16 or auto (the fastest that keeps fp32 accuracy on this device)", "auto"},
              kDeviceOption},
             "");
@@ -98,6 +105,11 @@ int run_serve(int argc, char** argv, int first) {
   batching.max_queue = static_cast<std::size_t>(args.integer("max-queue", 1, 1 << 24));
   batching.cache_size = static_cast<std::size_t>(args.integer("cache-size", 0, 1 << 26));
   batching.after_threads = static_cast<std::size_t>(args.integer("search-threads", 0, 1024));
+  const std::string priority = args.value("background-priority");
+  if (priority != "idle" && priority != "normal") {
+    throw UsageError("--background-priority must be idle or normal, not \"" + text::excerpt(priority) + "\"");
+  }
+  batching.after_threads_idle = priority == "idle";
   serve::ServerOptions server_options;
   server_options.host = args.value("host");
   server_options.port = static_cast<std::uint16_t>(args.integer("port", 0, 65535));
@@ -108,6 +120,8 @@ int run_serve(int argc, char** argv, int first) {
   server_options.idle_timeout = std::chrono::milliseconds(args.integer("idle-timeout-ms", 0, 3'600'000));
   server_options.write_timeout = std::chrono::milliseconds(args.integer("write-timeout-ms", 0, 3'600'000));
   server_options.drain_timeout = std::chrono::milliseconds(args.integer("drain-timeout-ms", 0, 3'600'000));
+  server_options.max_connections = static_cast<std::size_t>(args.integer("max-connections", 0, 1 << 24));
+  server_options.json_workers_idle = batching.after_threads_idle;
   // Warm-up sends one full batch; a queue that cannot hold one would leave a server
   // that never becomes ready.
   if (batching.max_queue < batching.max_batch_size) {
@@ -116,6 +130,11 @@ int run_serve(int argc, char** argv, int first) {
   }
   set_num_threads(static_cast<int>(args.integer("threads", 0, 1024)));
 
+  // A closed log pipe (geoalign serve 2>&1 | head -1) must not end the server at its next
+  // log line: writes to it fail instead. A hangup while the model loads is ignored too;
+  // the server logs later ones (Server::run) and goes on.
+  std::signal(SIGPIPE, SIG_IGN);
+  std::signal(SIGHUP, SIG_IGN);
   raise_open_file_limit();
   const Precision precision = parse_precision(args.value("precision"));
   const Device device = parse_device(args.value("device"));

@@ -372,7 +372,7 @@ void Batcher::hand_to_after_stage(std::vector<BatchItem>& items) {
 // request alone.
 void Batcher::after_loop() {
   run_serially_on_this_thread();
-  run_at_background_priority_on_this_thread();
+  if (options_.after_threads_idle) run_at_background_priority_on_this_thread();
   for (;;) {
     BatchItem item;
     {

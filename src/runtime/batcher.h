@@ -26,6 +26,9 @@ struct BatcherOptions {
   std::size_t max_queue = 4096;   // items (pairs, addresses, queries) not yet answered, over all requests
   std::size_t cache_size = 0;     // pair results kept in an LRU cache
   std::size_t after_threads = 0;  // for after-model stages (search's lookup and rerank); 0: one per core this process may use
+  // After-model threads at the lowest priority (run_at_background_priority_on_this_thread):
+  // their work never slows a batch, and waits while the model keeps every core busy.
+  bool after_threads_idle = false;
 };
 
 // Where the batcher reports what it does (the server's metrics).

@@ -6,6 +6,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <mutex>
 #include <optional>
@@ -59,7 +60,9 @@ struct Server::Impl {
 
   void accept();
   void on_accept_error(const beast::error_code& ec);
-  void watch_signals();
+  void refuse(tcp::socket socket);
+  void watch_signals(asio::signal_set& set);
+  void watch_hangups();
   void begin_drain();
   void force_stop(const char* why);
   void connection_closed(Session* session);
@@ -82,14 +85,19 @@ struct Server::Impl {
   asio::io_context io{1};
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
   tcp::acceptor acceptor{io};
-  asio::signal_set signals{io, SIGTERM, SIGINT};
+  // Every signal that would end the process drains it as SIGTERM does; SIGHUP, which
+  // ends a process whose terminal goes away, is logged and ignored.
+  asio::signal_set signals{io, SIGTERM, SIGINT, SIGQUIT};
+  asio::signal_set more_signals{io, SIGUSR1, SIGUSR2};  // a signal_set holds at most a few
+  asio::signal_set hangups{io, SIGHUP};
   asio::steady_timer accept_timer{io};
   asio::steady_timer drain_timer{io};
   // Parses large request bodies and renders large answers, so the I/O thread serves every
   // other connection meanwhile. Declared last: destroyed first, its threads joined while
   // everything their tasks use is still here.
-  runtime::WorkerPool json_workers{static_cast<std::size_t>(cpu::available_cores()),
-                                   [] { run_at_background_priority_on_this_thread(); }};
+  runtime::WorkerPool json_workers{static_cast<std::size_t>(cpu::available_cores()), [idle = options.json_workers_idle] {
+    if (idle) run_at_background_priority_on_this_thread();
+  }};
 };
 
 namespace {
@@ -579,12 +587,69 @@ void Server::Impl::accept() {
     beast::error_code ignored;
     socket.set_option(tcp::no_delay(true), ignored);
     try {
-      std::make_shared<Session>(std::move(socket), *this)->start();
+      if (options.max_connections > 0 && connections.size() >= options.max_connections) {
+        refuse(std::move(socket));
+      } else {
+        std::make_shared<Session>(std::move(socket), *this)->start();
+      }
     } catch (const std::exception& e) {  // e.g. out of memory: this connection is dropped
       std::fprintf(stderr, "geoalign serve: cannot start a connection: %s\n", e.what());
     }
     accept();
   });
+}
+
+namespace {
+
+// A connection past --max-connections: answered 503 at once, without reading its request,
+// then closed once the client has finished sending (or after kLinger), so that the kernel
+// does not reset the connection under the answer.
+class Refusal : public std::enable_shared_from_this<Refusal> {
+ public:
+  Refusal(tcp::socket socket, asio::io_context& io) : socket_(std::move(socket)), timer_(io) {}
+
+  void start(std::size_t max_connections) {
+    const std::string body = render_error(
+        {503, "unavailable", "the server has " + std::to_string(max_connections) + " connections open; retry shortly"});
+    answer_ = "HTTP/1.1 503 Service Unavailable\r\nServer: geoalign\r\nContent-Type: application/json\r\n"
+              "Retry-After: 1\r\nConnection: close\r\nContent-Length: " +
+              std::to_string(body.size()) + "\r\n\r\n" + body;
+    timer_.expires_after(kLinger);
+    timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+      if (!ec) self->close();
+    });
+    asio::async_write(socket_, asio::buffer(answer_), [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      if (ec) return self->close();
+      beast::error_code ignored;
+      self->socket_.shutdown(tcp::socket::shutdown_send, ignored);
+      self->discard();
+    });
+  }
+
+ private:
+  void discard() {
+    socket_.async_read_some(asio::buffer(scratch_), [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      if (ec) return self->close();
+      self->discard();
+    });
+  }
+  void close() {
+    beast::error_code ignored;
+    timer_.cancel();
+    socket_.close(ignored);
+  }
+
+  tcp::socket socket_;
+  asio::steady_timer timer_;
+  std::string answer_;
+  std::array<char, 4096> scratch_{};
+};
+
+}  // namespace
+
+void Server::Impl::refuse(tcp::socket socket) {
+  ++metrics.refused_connections;
+  std::make_shared<Refusal>(std::move(socket), io)->start(options.max_connections);
 }
 
 // A failed accept (most often EMFILE: out of descriptors) must not end accepting: the
@@ -602,16 +667,24 @@ void Server::Impl::on_accept_error(const beast::error_code& ec) {
   });
 }
 
-// The first SIGTERM or SIGINT starts the drain; another one ends it at once.
-void Server::Impl::watch_signals() {
-  signals.async_wait([this](beast::error_code ec, int) {
+// The first terminating signal starts the drain; another one ends it at once.
+void Server::Impl::watch_signals(asio::signal_set& set) {
+  set.async_wait([this, &set](beast::error_code ec, int) {
     if (ec) return;
     if (!draining) {
       begin_drain();
-      if (!finished) watch_signals();
+      if (!finished) watch_signals(set);
     } else {
       force_stop("second signal");
     }
+  });
+}
+
+void Server::Impl::watch_hangups() {
+  hangups.async_wait([this](beast::error_code ec, int) {
+    if (ec) return;
+    std::fprintf(stderr, "geoalign serve: SIGHUP ignored (nothing to reload); SIGTERM stops the server\n");
+    watch_hangups();
   });
 }
 
@@ -652,6 +725,8 @@ void Server::Impl::finish() {
   finished = true;
   beast::error_code ignored;
   signals.cancel(ignored);
+  more_signals.cancel(ignored);
+  hangups.cancel(ignored);
   drain_timer.cancel();
   accept_timer.cancel();
   work.reset();
@@ -688,7 +763,9 @@ void Server::stop() {
 void Server::run() {
   Impl& s = *impl_;
   s.work.emplace(s.io.get_executor());
-  s.watch_signals();
+  s.watch_signals(s.signals);
+  s.watch_signals(s.more_signals);
+  s.watch_hangups();
   s.accept();
   // A handler that throws ends that connection's work, not the server: log and go on.
   for (;;) {

@@ -30,6 +30,11 @@ struct ServerOptions {
   // After SIGTERM or stop(): the longest wait for open connections before closing them
   // and returning anyway (0 = wait for ever).
   std::chrono::milliseconds drain_timeout{25000};
+  // Connections open at once at most; more are answered 503 and closed (0: no cap).
+  std::size_t max_connections = 8192;
+  // The JSON workers (large bodies and answers) at the lowest priority, as
+  // runtime::BatcherOptions::after_threads_idle.
+  bool json_workers_idle = false;
 };
 
 // The HTTP front end: Boost.Beast on one asynchronous I/O thread, so thousands of
