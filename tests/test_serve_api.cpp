@@ -102,6 +102,20 @@ TEST(ServeApi, SearchResultsPerRequestAreCapped) {
   EXPECT_EQ(error_of(Endpoint::Search, R"({"queries":)" + queries + R"(,"k":5000})", 1024).status, 200);
 }
 
+// One request of 1,024 queries at rerank 10,000 took both cores for the whole request
+// timeout while other searches waited: the pairs a request reranks are capped.
+TEST(ServeApi, SearchRerankWorkPerRequestIsCapped) {
+  std::string queries = "[";
+  for (int i = 0; i < 1024; ++i) queries += std::string(i ? "," : "") + "\"杭州\"";
+  queries += "]";
+  const auto huge = error_of(Endpoint::Search, R"({"queries":)" + queries + R"(,"rerank":10000,"k":10})", 1024);
+  EXPECT_EQ(huge.status, 413);
+  EXPECT_EQ(huge.type, "too_large");
+  EXPECT_NE(huge.message.find("would rerank 10240000 pairs; the limit is 102400"), std::string::npos) << huge.message;
+  EXPECT_EQ(error_of(Endpoint::Search, R"({"queries":)" + queries + R"(,"rerank":100})", 1024).status, 200);
+  EXPECT_EQ(error_of(Endpoint::Search, R"({"queries":["杭州"],"rerank":10000})", 1024).status, 200);
+}
+
 TEST(ServeApi, ParsesSearchWithItsDefaults) {
   auto plain = std::get<ParsedRequest>(parse_request(Endpoint::Search, R"({"queries":["杭州","北京"]})", 8));
   EXPECT_EQ(plain.first, (std::vector<std::string>{"杭州", "北京"}));

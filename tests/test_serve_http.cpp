@@ -615,10 +615,13 @@ class ServeSearch : public ::testing::Test {
                     {"bj2", "北京市海淀区中关村大街27号"},
                     {"sz1", "深圳市南山区科技园科苑路15号"}});
     ix.save(*dir_ / "ix");
-    search_ = SearchKind::open(*dir_ / "ix", shipped(), Precision::FP32).release();
+    scorer_ = new std::shared_ptr<const runtime::PairScorer>(
+        std::make_shared<const runtime::PairScorer>(model::ModelFolder::load(shipped(), ops::MatmulPrecision::FP32)));
+    search_ = SearchKind::open(*dir_ / "ix", shipped(), *scorer_).release();
   }
   static void TearDownTestSuite() {
     delete search_;
+    delete scorer_;
     delete dir_;
   }
   static std::filesystem::path shipped() { return source_dir() / "models/default"; }
@@ -627,10 +630,19 @@ class ServeSearch : public ::testing::Test {
   }
 
   static TempDir* dir_;
+  static std::shared_ptr<const runtime::PairScorer>* scorer_;
   static SearchKind* search_;
 };
 TempDir* ServeSearch::dir_ = nullptr;
+std::shared_ptr<const runtime::PairScorer>* ServeSearch::scorer_ = nullptr;
 SearchKind* ServeSearch::search_ = nullptr;
+
+// `serve --index` loaded the weights a second time for search, always on the CPU: search
+// now parses, embeds and reranks with the server's own scorer, on its device.
+TEST_F(ServeSearch, SearchUsesTheServersScorerNotASecondCopy) {
+  EXPECT_EQ(&search_->model().scorer(), scorer_->get());
+  EXPECT_EQ(scorer_->use_count(), 2);  // the test's handle and the search's
+}
 
 std::vector<std::string> result_ids(const json& query_results) {
   std::vector<std::string> ids;

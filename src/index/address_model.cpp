@@ -11,6 +11,7 @@
 #include "runtime/length_batches.h"
 #include "runtime/run_in_parallel.h"
 #include "text/excerpt.h"
+#include "text/excerpt.h"
 
 namespace geoalign::index {
 
@@ -20,15 +21,30 @@ constexpr std::size_t kEmbedChunk = 4096;
 constexpr std::size_t kBatchSize = 64;
 }  // namespace
 
+namespace {
+bool uses_rerank(std::string_view head) {
+  if (head != "rerank" && head != "match") throw Error("unknown head \"" + text::excerpt(head) + "\" (rerank, match)");
+  return head == "rerank";
+}
+}  // namespace
+
 std::unique_ptr<AddressModel> AddressModel::load(const std::filesystem::path& model_dir, Precision precision,
                                                  std::string_view head) {
-  if (head != "rerank" && head != "match") throw Error("unknown head \"" + std::string(head) + "\" (rerank, match)");
+  const bool rerank = uses_rerank(head);
   const ops::MatmulPrecision p = model::resolve_precision(precision);
-  return std::unique_ptr<AddressModel>(new AddressModel(model::ModelFolder::load(model_dir, p), model_dir, head == "rerank"));
+  auto scorer = std::make_shared<const runtime::PairScorer>(model::ModelFolder::load(model_dir, p));
+  return std::unique_ptr<AddressModel>(new AddressModel(std::move(scorer), model_dir, rerank));
 }
 
-AddressModel::AddressModel(model::ModelFolder folder, const std::filesystem::path& dir, bool use_rerank)
-    : scorer_(std::move(folder)) {
+std::unique_ptr<AddressModel> AddressModel::over(std::shared_ptr<const runtime::PairScorer> scorer,
+                                                 const std::filesystem::path& model_dir, std::string_view head) {
+  const bool rerank = uses_rerank(head);
+  return std::unique_ptr<AddressModel>(new AddressModel(std::move(scorer), model_dir, rerank));
+}
+
+AddressModel::AddressModel(std::shared_ptr<const runtime::PairScorer> scorer, const std::filesystem::path& dir,
+                           bool use_rerank)
+    : scorer_holder_(std::move(scorer)), scorer_(*scorer_holder_) {
   const auto& f = scorer_.folder();
   if (f.head) {
     comparer_ = &f.head->comparer();

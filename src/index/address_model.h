@@ -33,6 +33,10 @@ class AddressModel {
   // "match" (the cross-encoder and match head, as `score` does).
   static std::unique_ptr<AddressModel> load(const std::filesystem::path& model_dir, Precision precision = Precision::Auto,
                                             std::string_view head = "rerank");
+  // Over a scorer already loaded from model_dir (the server's): its weights, on its
+  // device, are shared rather than loaded again.
+  static std::unique_ptr<AddressModel> over(std::shared_ptr<const runtime::PairScorer> scorer,
+                                            const std::filesystem::path& model_dir, std::string_view head = "rerank");
 
   std::string normalize(std::string_view raw) const;
   // Throws Error if the folder has no parser (no match head names one).
@@ -63,14 +67,17 @@ class AddressModel {
   std::vector<MatchResult> score(std::span<const std::pair<const Address*, const Address*>> pairs) const;
   bool fast_pairs() const { return rerank_ != nullptr; }
   const std::vector<std::string>& labels() const { return scorer_.labels(); }
+  // The cross-encoder and heads this model scores, embeds and parses with.
+  const runtime::PairScorer& scorer() const { return scorer_; }
   std::string scorer_name() const { return rerank_ ? "rerank head" : "cross-encoder"; }
   // The scoring head's link threshold for a merge rule, when its trainer chose one.
   std::optional<float> link_threshold(std::string_view rule) const;
 
  private:
-  AddressModel(model::ModelFolder folder, const std::filesystem::path& dir, bool use_rerank);
+  AddressModel(std::shared_ptr<const runtime::PairScorer> scorer, const std::filesystem::path& dir, bool use_rerank);
   const match::PairComparer& comparer() const;  // throws Error if the folder has no parser
-  runtime::PairScorer scorer_;
+  std::shared_ptr<const runtime::PairScorer> scorer_holder_;
+  const runtime::PairScorer& scorer_;
   std::shared_ptr<const match::MatchHead> rerank_;
   const match::PairComparer* comparer_ = nullptr;
   std::uint64_t parser_checksum_ = 0;

@@ -24,6 +24,9 @@ constexpr std::uint64_t kMaxCount = 10000;
 // thread, and 100 queries at k = 10,000 were 100 MB that held every other client for
 // seconds and a gigabyte of memory.
 constexpr std::uint64_t kMaxHitsPerRequest = 100000;
+// Pairs one search request may rerank (queries × rerank): 1,024 queries at rerank 100.
+// 1,024 at 10,000 were ten million pairs, both cores for the whole request timeout.
+constexpr std::uint64_t kMaxRerankPerRequest = 102400;
 
 ApiError bad(const std::string& message) { return {400, "invalid_request", message}; }
 
@@ -111,6 +114,12 @@ std::variant<ParsedRequest, ApiError> parse_search(const json& body, std::size_t
                     std::to_string(r.first.size()) + " queries at k = " + std::to_string(r.search.k) + " ask for " +
                         std::to_string(r.first.size() * r.search.k) + " results; the limit is " +
                         std::to_string(kMaxHitsPerRequest) + " per request (fewer queries, or a smaller k)"};
+  }
+  if (r.first.size() * r.search.rerank > kMaxRerankPerRequest) {
+    return ApiError{413, "too_large",
+                    std::to_string(r.first.size()) + " queries at rerank = " + std::to_string(r.search.rerank) +
+                        " would rerank " + std::to_string(r.first.size() * r.search.rerank) + " pairs; the limit is " +
+                        std::to_string(kMaxRerankPerRequest) + " per request (fewer queries, or a smaller rerank)"};
   }
   if (body.contains("region")) {
     const json& region = body["region"];

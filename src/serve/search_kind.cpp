@@ -15,11 +15,11 @@ struct Query {
 }  // namespace
 
 std::unique_ptr<SearchKind> SearchKind::open(const std::filesystem::path& index_dir, const std::filesystem::path& model_dir,
-                                             Precision precision) {
+                                             std::shared_ptr<const runtime::PairScorer> scorer) {
   index::AddressIndex ix = index::AddressIndex::open(index_dir);
   // The server embeds queries with its own model: the index's vectors must come from it.
   ix.check_model(model_dir);
-  auto model = index::AddressModel::load(model_dir, precision);
+  auto model = index::AddressModel::over(std::move(scorer), model_dir);
   if (!model->can_parse()) {
     throw Error("the model in " + model_dir.string() + " has no parser (its match_head.json names one); search needs it");
   }

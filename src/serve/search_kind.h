@@ -19,15 +19,17 @@ namespace geoalign::serve {
 // after-model threads while the model runs the next batch.
 class SearchKind final : public runtime::RequestKind {
  public:
-  // Opens the index and loads the parser and pair scorer of the model in model_dir, the
-  // model the server embeds queries with. Throws Error when the index's embeddings come
-  // from other weights, or when the model has no parser.
+  // Opens the index for the server's scorer, loaded from model_dir: its weights, on its
+  // device, parse queries and rerank (they are not loaded a second time). Throws Error
+  // when the index's embeddings come from other weights, or when the model has no parser.
   static std::unique_ptr<SearchKind> open(const std::filesystem::path& index_dir, const std::filesystem::path& model_dir,
-                                          Precision precision);
+                                          std::shared_ptr<const runtime::PairScorer> scorer);
 
   // A request for `queries`; options.region is a region's name (北京市, 南山区), or empty.
   // Throws Error when the gazetteer does not know the region or reads it ambiguously.
   std::shared_ptr<SearchRequest> make_request(std::vector<std::string> queries, index::SearchOptions options) const;
+
+  const index::AddressModel& model() const { return *model_; }
 
   runtime::ModelPass pass() const override { return runtime::ModelPass::Embed; }
   void accept(runtime::InferenceRequest& request) const override;
