@@ -147,6 +147,38 @@ TEST(DedupTable, CopiesOfOneAddressAreEachOthersBestMatch) {
   EXPECT_EQ(t.clusters, 2u);
 }
 
+// The Python bindings hand the table arrays built elsewhere (geoalign.dask): arrays that
+// disagree were indexed with as they came, out of bounds.
+TEST(DedupTable, ArraysThatDisagreeAreAnErrorNotAReadOutOfBounds) {
+  const auto error_of = [](const dedup::DedupResult& r) {
+    try {
+      dedup::dedup_table(r);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  dedup::DedupResult good;
+  good.texts = {"a", "b"};
+  good.address_of_row = {0, 1};
+  good.cluster = {0, 0};
+  good.best_match = {1, 0};
+  good.best_link = {0.9f, 0.9f};
+  EXPECT_EQ(error_of(good), "(no error)");
+  auto r = good;
+  r.cluster = {0, 7};
+  EXPECT_NE(error_of(r).find("address 1 is in cluster 7"), std::string::npos) << error_of(r);
+  r = good;
+  r.best_match = {1, 2};
+  EXPECT_NE(error_of(r).find("best match 2 is not an address"), std::string::npos) << error_of(r);
+  r = good;
+  r.best_link = {0.9f};
+  EXPECT_NE(error_of(r).find("2 best matches and 1 best links"), std::string::npos) << error_of(r);
+  r = good;
+  r.address_of_row = {0, 5};
+  EXPECT_NE(error_of(r).find("row 1 names address 5 of 2"), std::string::npos) << error_of(r);
+}
+
 TEST(ExactNeighbours, AgreeWithAPlainScanAndBreakTiesByRowNumber) {
   constexpr std::size_t n = 300, dim = 24, k = 7;
   std::mt19937 rng(7);
