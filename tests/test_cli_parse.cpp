@@ -15,11 +15,13 @@ using namespace geoalign::testing;
 std::string shipped_parser() { return (source_dir() / "models/default/parser").string(); }
 
 TEST(CliParse, OneOutputLinePerInputLineAndErrorsInPlace) {
-  const std::string long_line(30000, 'a');
-  const auto r = run_cli("parse --model " + shipped_parser(), "杭州市西湖区文三路90号\n\xff\xfe\n\n" + long_line + "\n北京朝阳\n");
+  const std::string long_line(30000, 'a'), too_long(70000, 'b');
+  const auto r = run_cli("parse --model " + shipped_parser(),
+                         "杭州市西湖区文三路90号\n\xff\xfe\n\n" + long_line + "\n北京朝阳\n" + too_long + "\n");
   EXPECT_EQ(r.exit_code, 1) << r.err;
   const auto out = lines(r.out);
-  ASSERT_EQ(out.size(), 5u) << r.out;
+  ASSERT_EQ(out.size(), 6u) << r.out;
+  EXPECT_EQ(nlohmann::json::parse(out[5])["error"], "the address is 70000 characters long; the parser reads at most 65536");
   const auto first = nlohmann::json::parse(out[0]);
   EXPECT_EQ(first["admin"]["city"], "杭州市");
   EXPECT_EQ(first["elements"][0]["start"], 0);

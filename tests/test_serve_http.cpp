@@ -799,6 +799,10 @@ TEST(ServeHttp, ParseAnswersWhatTheCliPrints) {
   EXPECT_EQ(blank.status, 422);
   EXPECT_EQ(json::parse(blank.body)["error"], "addresses[1] is empty");
   EXPECT_EQ(server.get("/v1/parse").status, 405);
+  // An address longer than the parser reads is refused before it is queued.
+  const auto too_long = server.post("/v1/parse", json{{"addresses", {"杭州", std::string(70000, 'x')}}}.dump());
+  EXPECT_EQ(too_long.status, 422);
+  EXPECT_EQ(json::parse(too_long.body)["error"], "addresses[1] is 70000 characters long; the parser reads at most 65536");
 }
 
 TEST(ServeHttp, ParseWithoutAParserSaysSo) {

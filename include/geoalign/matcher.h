@@ -21,7 +21,9 @@ inline constexpr std::size_t kDefaultBatchSize = 64;
 
 struct MatcherOptions {
   Precision precision = Precision::Auto;
-  int threads = 0;  // 0: one per core; holds for the whole process, whichever thread scores
+  // CPU threads, 0 to 1024; holds for the whole process, whichever thread scores. 0: as
+  // the process has them (one per core, unless a count was set before).
+  int threads = 0;
   // Where the encoder runs: "cpu", or "cuda" ("cuda:0") for the first GPU, in a build with the
   // CUDA backend. A GPU that cannot be used is an Error, never a quiet fall-back to the CPU.
   std::string device = "cpu";

@@ -51,7 +51,7 @@ Matcher Matcher::load(const std::filesystem::path& model_dir, const MatcherOptio
   const Device device = parse_device(options.device);
   require_device(device);
   const ops::MatmulPrecision precision = model::resolve_precision(options.precision, device);
-  set_num_threads(options.threads);
+  use_num_threads(options.threads);
   return Matcher(
       std::make_unique<Impl>(model::ModelFolder::load(model_dir, precision, device), model::precision_of(precision)));
 }

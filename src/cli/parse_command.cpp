@@ -94,18 +94,25 @@ int run_parse(int argc, char** argv, int first) {
   std::size_t count = 0, errors = 0;
   // One output line per input line, so outputs can be pasted beside inputs; a bad line
   // gets an error object in its place.
+  const auto report = [&](std::size_t number, const std::string& problem) {
+    ++errors;
+    progress.erase_line();
+    std::fprintf(stderr, "%s:%zu: %s\n", file.name().c_str(), number, problem.c_str());
+    std::cout << nlohmann::json{{"line", number}, {"error", problem}}.dump() << "\n";
+  };
   for (InputLine line; lines.next(line); ++count) {
     progress.set_bytes(lines.bytes_read(), file.size());
     progress.advance(1);
     if (!line.problem.empty()) {
-      ++errors;
-      progress.erase_line();
-      std::fprintf(stderr, "%s:%zu: %s\n", file.name().c_str(), line.number, line.problem.c_str());
-      std::cout << nlohmann::json{{"line", line.number}, {"error", line.problem}}.dump() << "\n";
+      report(line.number, line.problem);
       continue;
     }
     // "text" in the output is what was parsed: element offsets count its code points.
-    std::cout << geo::parse_json(parser.parse(normalizer.normalize(line.text), options)).dump() << "\n";
+    try {
+      std::cout << geo::parse_json(parser.parse(normalizer.normalize(line.text), options)).dump() << "\n";
+    } catch (const Error& e) {  // an address too long to parse: this line's answer, not the run's end
+      report(line.number, e.what());
+    }
   }
   progress.finish();
   std::fprintf(stderr, "parsed %zu addresses (%zu errors) in %.2f s\n", count - errors, errors, progress.seconds());

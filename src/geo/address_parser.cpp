@@ -105,9 +105,13 @@ AddressParser AddressParser::load(const std::filesystem::path& dir) {
 const std::filesystem::path& AddressParser::folder() const { return impl_->folder; }
 
 ParsedAddress AddressParser::parse(std::string_view utf8, const ParseOptions& options) const {
+  const std::u32string text = text::decode_utf8(utf8);
+  if (text.size() > kMaxChars) {
+    throw Error("the address is " + std::to_string(text.size()) + " characters long; the parser reads at most " +
+                std::to_string(kMaxChars));
+  }
   ParsedAddress out;
   out.text = std::string(utf8);
-  const std::u32string text = text::decode_utf8(utf8);
   out.elements = geo::tag_elements(text, impl_->gazetteer, impl_->tagger, &impl_->historical);
   out.admin = geo::resolve_admin(out.elements, impl_->gazetteer, &impl_->historical,
                                  options.guess ? &impl_->prior : nullptr);

@@ -46,11 +46,6 @@ std::unique_ptr<MatchHead> MatchHead::load(const std::filesystem::path& model_di
   // the pair features, then all of the encoder's probabilities or none of them.
   const bool uses_encoder = std::any_of(names.begin(), names.end(),
                                         [](const std::string& name) { return name.starts_with(kEncoderFeature); });
-  // A rerank head scores pairs the encoder never sees (search, dedup): refused here, at
-  // load, wherever it is loaded, rather than when its first pairs are scored.
-  if (uses_encoder && std::string_view(file_name) == kRerankFileName) {
-    throw Error(where + ": reads the encoder's probabilities (encoder_p*), which a rerank head runs without");
-  }
   std::vector<std::string> expected = pair_feature_names();
   for (std::size_t k = 0; uses_encoder && k < num_labels; ++k) {
     expected.push_back(std::string(kEncoderFeature) + std::to_string(k));
@@ -63,6 +58,11 @@ std::unique_ptr<MatchHead> MatchHead::load(const std::filesystem::path& model_di
                 " against " + std::to_string(expected.size()) + "; feature " + std::to_string(at) + " is " +
                 name_or_end(theirs, names.end()) + " there and " + name_or_end(mine, expected.end()) +
                 " here); retrain it with tools/train/train_match_head.py");
+  }
+  // A rerank head scores pairs the encoder never sees (search, dedup): refused here, at
+  // load, wherever it is loaded, rather than when its first pairs are scored.
+  if (uses_encoder && std::string_view(file_name) == kRerankFileName) {
+    throw Error(where + ": reads the encoder's probabilities (encoder_p*), which a rerank head runs without");
   }
   auto trees = GradientBoostedTrees::from_json(j, tree_parts, names.size(), where);
   if (trees.num_classes() != num_labels) {

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "geoalign/parser.h"
 #include "serve/kserve_binary.h"
 #include "serve/routes.h"
 #include "serve/search_request.h"
@@ -77,7 +78,9 @@ std::variant<ParsedRequest, ApiError> parse_match(const json& body, std::size_t 
 }
 
 // /v1/embed's and /v1/parse's body: {"addresses": [...]}.
-std::variant<ParsedRequest, ApiError> parse_addresses(const json& body, std::size_t max_items) {
+// /v1/embed's and /v1/parse's addresses; a parse reads each whole, so one longer than the
+// parser takes is refused here (embeddings read the first max_length tokens of any).
+std::variant<ParsedRequest, ApiError> parse_addresses(const json& body, std::size_t max_items, bool parsed_whole) {
   if (!body.contains("addresses")) return bad("missing field \"addresses\"");
   const json& a = body["addresses"];
   if (!a.is_array()) return bad("\"addresses\" must be an array of strings");
@@ -85,6 +88,15 @@ std::variant<ParsedRequest, ApiError> parse_addresses(const json& body, std::siz
   if (a.size() > max_items) return too_large(a.size(), "addresses", max_items);
   ParsedRequest r;
   if (auto e = take_strings(a, "addresses", r.first)) return *e;
+  for (std::size_t i = 0; parsed_whole && i < r.first.size(); ++i) {
+    const std::size_t chars = std::count_if(r.first[i].begin(), r.first[i].end(),
+                                            [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
+    if (chars > AddressParser::kMaxChars) {
+      return ApiError{422, "invalid_text",
+                      "addresses[" + std::to_string(i) + "] is " + std::to_string(chars) +
+                          " characters long; the parser reads at most " + std::to_string(AddressParser::kMaxChars)};
+    }
+  }
   return r;
 }
 
@@ -365,8 +377,8 @@ std::variant<ParsedRequest, ApiError> parse_request(Endpoint endpoint, std::stri
   if (unknown) return *unknown;
   switch (endpoint) {
     case Endpoint::Match: return parse_match(parsed, max_items);
-    case Endpoint::Embed:
-    case Endpoint::Parse: return parse_addresses(parsed, max_items);
+    case Endpoint::Embed: return parse_addresses(parsed, max_items, false);
+    case Endpoint::Parse: return parse_addresses(parsed, max_items, true);
     case Endpoint::KServeInfer:
       if (auto e = inline_binary_inputs(parsed, binary)) return *e;
       return parse_kserve(parsed, max_items);

@@ -2,6 +2,7 @@
 
 #include "geoalign/error.h"
 #include "match/head_explanation.h"
+#include "match/pair_features.h"
 #include "serve/parse_kind.h"
 #include "serve/search_request.h"
 
@@ -27,8 +28,10 @@ nlohmann::json explanation(const runtime::PairScorer& scorer, const Explaining& 
                                                    kExplainedInputs)) {
     features.push_back({{"name", input.name}, {"value", input.value}, {"influence", input.influence}});
   }
-  // The chains as the head compared them: without the admin guess.
-  return {{"parses", {parse_answer(scorer, state.pair.a, false), parse_answer(scorer, state.pair.b, false)}},
+  // The chains as the head compared them: without the admin guess, of the prefix it reads.
+  return {{"parses",
+           {parse_answer(scorer, match::compared_prefix(state.pair.a), false),
+            parse_answer(scorer, match::compared_prefix(state.pair.b), false)}},
           {"features", std::move(features)}};
 }
 

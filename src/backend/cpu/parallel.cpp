@@ -5,11 +5,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <string>
 
 #include "backend/cpu/available_cores.h"
 #include "backend/threads.h"
+#include "geoalign/error.h"
 
 namespace geoalign {
 
@@ -20,14 +23,35 @@ thread_local int t_threads_outside_serial = 0;
 }
 
 void set_num_threads(int n) {
+  if (n < 0 || n > kMaxThreads) {
+    throw Error("threads must be 0 (one per core) to " + std::to_string(kMaxThreads) + ", not " + std::to_string(n));
+  }
   // OMP_NUM_THREADS when set (read before anything here changes it), else one thread
   // per core this process may use.
   static const int default_threads = std::getenv("OMP_NUM_THREADS") ? omp_get_max_threads() : cpu::available_cores();
-  if (n <= 0) n = default_threads;
-  if (n <= 0) n = 1;
+  if (n == 0) n = std::clamp(default_threads, 1, kMaxThreads);
   g_num_threads = n;
   omp_set_num_threads(n);
 }
+
+void use_num_threads(int n) {
+  if (n != 0 || g_num_threads.load() == 0) set_num_threads(n);
+}
+
+namespace {
+// libgomp keeps each thread's pool of OpenMP workers across parallel regions, and a child
+// process inherits the pool but not its threads: its first parallel region waited for
+// workers that do not exist (a Python worker forked after loading a Matcher hung). The
+// forking thread's pool is released before every fork, so the child starts without one
+// and the parent makes its workers again at its next region.
+void release_pool_before_fork() {
+  if (!omp_in_parallel()) omp_pause_resource_all(omp_pause_soft);
+}
+
+[[maybe_unused]] const bool g_fork_handler = [] {
+  return ::pthread_atfork(release_pool_before_fork, nullptr, nullptr) == 0;
+}();
+}  // namespace
 
 void adopt_num_threads() {
   const int n = g_num_threads.load();
