@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 
 #include "support/temp_dir.h"
@@ -126,17 +127,61 @@ TEST(WordPieceTokenizer, RandomTextAlwaysEncodesWithinMaxLength) {
 }
 
 // Property: random bytes either decode or raise Utf8Error, never anything else.
-TEST(WordPieceTokenizer, RandomBytesNeverCrash) {
+// Where bytes stop being UTF-8 as RFC 3629 defines it (no overlong forms, no surrogates,
+// nothing past U+10FFFF), written from the RFC's table of well-formed byte sequences and
+// apart from the tokenizer's decoder: the first offset that no well-formed sequence
+// covers, or none.
+std::optional<std::size_t> rfc3629_invalid_at(std::string_view s) {
+  const auto in = [](unsigned char b, unsigned lo, unsigned hi) { return b >= lo && b <= hi; };
+  for (std::size_t i = 0; i < s.size();) {
+    const auto b = [&](std::size_t k) { return static_cast<unsigned char>(i + k < s.size() ? s[i + k] : 0); };
+    std::size_t n = 0;
+    if (b(0) <= 0x7F) n = 1;
+    else if (in(b(0), 0xC2, 0xDF) && in(b(1), 0x80, 0xBF)) n = 2;
+    else if (b(0) == 0xE0 && in(b(1), 0xA0, 0xBF) && in(b(2), 0x80, 0xBF)) n = 3;
+    else if ((in(b(0), 0xE1, 0xEC) || in(b(0), 0xEE, 0xEF)) && in(b(1), 0x80, 0xBF) && in(b(2), 0x80, 0xBF)) n = 3;
+    else if (b(0) == 0xED && in(b(1), 0x80, 0x9F) && in(b(2), 0x80, 0xBF)) n = 3;
+    else if (b(0) == 0xF0 && in(b(1), 0x90, 0xBF) && in(b(2), 0x80, 0xBF) && in(b(3), 0x80, 0xBF)) n = 4;
+    else if (in(b(0), 0xF1, 0xF3) && in(b(1), 0x80, 0xBF) && in(b(2), 0x80, 0xBF) && in(b(3), 0x80, 0xBF)) n = 4;
+    else if (b(0) == 0xF4 && in(b(1), 0x80, 0x8F) && in(b(2), 0x80, 0xBF) && in(b(3), 0x80, 0xBF)) n = 4;
+    if (n == 0 || i + n > s.size()) return i;
+    i += n;
+  }
+  return std::nullopt;
+}
+
+// Random bytes, and random valid text over the whole code space: invalid input is refused
+// with the offset the RFC gives, valid input always tokenizes into vocabulary entries.
+TEST(WordPieceTokenizer, RandomBytesAreRefusedWhereTheRfcSaysAndValidTextTokenizes) {
   const auto tok = WordPieceTokenizer::from_file(fixture_model() / "vocab.txt", {});
   std::mt19937 rng(11);
-  for (int iter = 0; iter < 500; ++iter) {
-    std::string s(rng() % 64, '\0');
-    for (char& c : s) c = static_cast<char>(rng());
+  std::size_t invalid = 0, valid = 0;
+  for (int iter = 0; iter < 2000; ++iter) {
+    std::string s;
+    if (iter % 2 == 0) {
+      s.assign(rng() % 64, '\0');
+      for (char& c : s) c = static_cast<char>(rng());
+    } else {
+      for (std::size_t k = rng() % 24; k > 0; --k) {
+        char32_t cp = static_cast<char32_t>(rng() % 0x110000);
+        if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0x4E2D;  // a surrogate is no character: 中 instead
+        append_utf8(s, cp);
+      }
+    }
+    const std::optional<std::size_t> bad = rfc3629_invalid_at(s);
     try {
-      tok.tokenize(s);
-    } catch (const Utf8Error&) {
+      const auto tokens = tok.tokenize(s);
+      EXPECT_FALSE(bad.has_value()) << "accepted bytes invalid at " << *bad;
+      for (const auto& t : tokens) EXPECT_TRUE(tok.find(t).has_value()) << "token \"" << t << "\" is not in the vocabulary";
+      ++valid;
+    } catch (const Utf8Error& e) {
+      ASSERT_TRUE(bad.has_value()) << "refused valid UTF-8";
+      EXPECT_EQ(e.byte_offset(), *bad);
+      ++invalid;
     }
   }
+  EXPECT_GT(invalid, 500u);  // both kinds of input were met
+  EXPECT_GT(valid, 900u);
 }
 
 }  // namespace

@@ -28,7 +28,7 @@ import dask
 import dask.dataframe as dd
 
 from . import _geoalign
-from ._inputs import id_text
+from ._inputs import bad_text, id_text, row_name
 from ._models import model_dir
 
 __all__ = ["score", "dedup"]
@@ -118,25 +118,6 @@ def _check_on_error(on_error: str) -> None:
         raise ValueError(f'on_error must be "fail" or "skip", not "{on_error}"')
 
 
-def _bad_text(value: Any) -> Optional[str]:
-    """Why a cell cannot be an address, or None. Blank is the engine's blank: spaces of
-    any kind, and control and invisible characters (a zero-width space) too."""
-    if not isinstance(value, str):
-        return f"not a str (got {type(value).__name__})"
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as e:
-        return f"not valid UTF-8 ({e.reason} at character {e.start})"
-    if _geoalign.is_blank(value):
-        return "empty address"
-    return None
-
-
-def _row_name(part: pd.DataFrame, i: int, id_column: Optional[str]) -> str:
-    label = part.index[i]
-    return f"row {label!r}" + (f' (id "{part[id_column].iloc[i]}")' if id_column else "")
-
-
 # --- score ------------------------------------------------------------------------------
 
 
@@ -144,11 +125,11 @@ def _score_partition(part: pd.DataFrame, addr1: str, addr2: str, model: str, pre
                      batch_size: int, on_error: str) -> pd.DataFrame:
     errors = [None] * len(part)
     for i, (a, b) in enumerate(zip(part[addr1], part[addr2])):
-        why = _bad_text(a) or _bad_text(b)
+        why = bad_text(a) or bad_text(b)
         if why is not None:
-            where = addr1 if _bad_text(a) else addr2
+            where = addr1 if bad_text(a) else addr2
             if on_error == "fail":
-                raise ValueError(f"{_row_name(part, i, None)}, column {where}: {why}")
+                raise ValueError(f"{row_name(part, i, None)}, column {where}: {why}")
             errors[i] = f"{where}: {why}"
     good = [i for i, e in enumerate(errors) if e is None]
     out = part.copy()
@@ -204,7 +185,7 @@ def _normalize_partition(part: pd.DataFrame, column: str, id_column: Optional[st
                          on_error: str) -> tuple[list, list, Optional[list]]:
     """Per row: its normalized text (None for a bad row), why it is bad, and its id."""
     values = list(part[column])
-    errors: list[Optional[str]] = [_bad_text(v) for v in values]
+    errors: list[Optional[str]] = [bad_text(v) for v in values]
     ids = [str(label) for label in part.index]
     if id_column:
         ids = []
@@ -221,7 +202,7 @@ def _normalize_partition(part: pd.DataFrame, column: str, id_column: Optional[st
     if on_error == "fail":
         for i, e in enumerate(errors):
             if e is not None:
-                raise ValueError(f"{_row_name(part, i, id_column)}: {e}")
+                raise ValueError(f"{row_name(part, i, id_column)}: {e}")
     return texts, errors, ids
 
 

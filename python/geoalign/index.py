@@ -22,12 +22,24 @@ class Index:
 
     Make one with :meth:`build` or :meth:`open`. Searches may run from several Python
     threads at once (the GIL is released); :meth:`add` waits for them and they for it.
+
+    An Index pickles as its folder and options, and unpickles by opening the folder again
+    (in a multiprocessing or Dask worker); one with records not yet saved refuses, rather
+    than arrive without them.
     """
 
-    def __init__(self, index: Any, path: Path | None) -> None:
+    def __init__(self, index: Any, path: Path | None, model: str | None = None, precision: str = "auto",
+                 head: str = "rerank") -> None:
         """Use :meth:`build` or :meth:`open`."""
         self._index = index
         self._path = path
+        self._options = (model, precision, head)
+        self._unsaved = False
+
+    def __reduce__(self) -> tuple:
+        if self._path is None or self._unsaved:
+            raise TypeError("an Index pickles as its folder, and this one has records not saved there: save() it first")
+        return (Index.open, (str(self._path), *self._options))
 
     @classmethod
     def build(
@@ -70,6 +82,9 @@ class Index:
                 _at_least("build_candidates", build_candidates, 10),
             ),
             None if path is None else Path(path),
+            None if model is None else str(model),
+            precision,
+            head,
         )
         index.add(addresses, ids)
         if path is not None:
@@ -92,7 +107,8 @@ class Index:
         Raises:
             GeoalignError: a missing, truncated or foreign file, or a model with other weights.
         """
-        return cls(_geoalign.Index.open(str(path), "" if model is None else str(model), precision, head), Path(path))
+        return cls(_geoalign.Index.open(str(path), "" if model is None else str(model), precision, head), Path(path),
+                   None if model is None else str(model), precision, head)
 
     def add(self, addresses: Iterable[str], ids: Iterable[Id] | None = None) -> None:
         """Adds addresses, as ``geoalign index add``; :meth:`save` writes them out.
@@ -102,6 +118,7 @@ class Index:
         """
         texts = address_list(addresses)
         self._index.add(texts, check_ids(ids, len(texts)))
+        self._unsaved = True
 
     def save(self, path: str | Path | None = None) -> None:
         """Writes the index to ``path``; None: the folder it was built into or opened from."""
@@ -110,6 +127,7 @@ class Index:
         if path is not None:
             self._path = Path(path)
         self._index.save(str(self._path))
+        self._unsaved = False
 
     def search(
         self,

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from . import _geoalign
+from ._inputs import first_bad_cell, positive
 from ._models import model_dir
 
 if TYPE_CHECKING:
@@ -54,11 +55,15 @@ class Matcher:
         model: a model folder in Hugging Face layout; None: the bundled model.
         precision: ``"fp32"``, ``"bf16"``, ``"int8"`` or ``"auto"`` (the fastest that keeps
             fp32's accuracy on this CPU).
-        threads: CPU threads; 0: ``OMP_NUM_THREADS`` or one per core. This holds for the
-            whole process, as :func:`geoalign.set_threads`.
+        threads: CPU threads, 0 to 1024; it holds for the whole process, as
+            :func:`geoalign.set_threads`. 0 leaves the process's count as it is (one per
+            core, ``OMP_NUM_THREADS``, or what ``set_threads`` last said).
         device: where the encoder runs: ``"cpu"``, or ``"cuda"`` (``"cuda:0"``) for the GPU in
             a build with the CUDA backend (the Python package is built without it so far). A
             GPU that cannot be used is an error, never a fall-back to the CPU.
+
+    A Matcher pickles as its folder and options, and unpickles by loading them again (in
+    the process it reaches: a multiprocessing or Dask worker).
 
     Raises:
         GeoalignError: the folder is missing, incomplete or not a model; an unknown precision
@@ -67,9 +72,13 @@ class Matcher:
 
     def __init__(self, model: str | Path | None = None, precision: str = "auto", threads: int = 0,
                  device: str = "cpu") -> None:
-        if threads < 0:
-            raise ValueError(f"threads must be 0 (one per core) or more, not {threads}")
+        _check_threads(threads)
+        # As given: a Matcher unpickled on another host finds its own bundled model for None.
+        self._args = (None if model is None else str(model), precision, threads, device)
         self._matcher = _geoalign.Matcher(model_dir(model), precision, threads, device)
+
+    def __reduce__(self) -> tuple:
+        return (Matcher, self._args)
 
     @property
     def labels(self) -> list[str]:
@@ -98,7 +107,7 @@ class Matcher:
                 an item that is not a pair, an address that is not a str, is empty, or holds
                 lone surrogates.
         """
-        columns = self._matcher.score(pairs, batch_size)
+        columns = self._matcher.score(pairs, positive("batch_size", batch_size))
         labels = self._matcher.labels
         return [
             MatchResult(labels[label_id], score, p_not, p_partial, p_exact, dict(zip(labels, probabilities)))
@@ -119,9 +128,19 @@ class Matcher:
 
         Returns a copy of ``frame`` with ``geoalign score``'s columns added: ``label``,
         ``score``, ``p_not_match``, ``p_partial_match`` and ``p_exact_match`` (float32).
-        Raises ValueError as :meth:`score` does, ``pairs[i]`` being the i-th row.
+
+        Raises:
+            ValueError: naming the first bad cell by its row's index label and its column,
+                as ``row 'r7', column addr2: empty address``.
         """
-        columns = self._matcher.score(zip(_column(frame, addr1), _column(frame, addr2)), batch_size)
+        a, b = _column(frame, addr1), _column(frame, addr2)
+        try:
+            columns = self._matcher.score(zip(a, b), positive("batch_size", batch_size))
+        except ValueError as error:
+            where = first_bad_cell(frame, [addr1, addr2])
+            if where is None:
+                raise
+            raise ValueError(where) from error
         labels = np.asarray(self._matcher.labels, dtype=object)
         return frame.assign(
             label=labels[columns["label_id"]],
@@ -145,4 +164,9 @@ class Matcher:
         Raises:
             ValueError: naming the first bad address (``addresses[2] is empty``), or an unknown pooling.
         """
-        return self._matcher.embed(addresses, pooling, batch_size)
+        return self._matcher.embed(addresses, pooling, positive("batch_size", batch_size))
+
+
+def _check_threads(threads: int) -> None:
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 0 <= threads <= _geoalign.MAX_THREADS:
+        raise ValueError(f"threads must be 0 (as the process has them) to {_geoalign.MAX_THREADS}, not {threads!r}")

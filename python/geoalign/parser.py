@@ -9,6 +9,10 @@ from . import _geoalign
 from ._models import default_model
 
 
+MAX_CHARS: int = _geoalign.PARSER_MAX_CHARS
+"""The longest text :meth:`Parser.parse` reads, in characters (code points)."""
+
+
 class Parser:
     """Splits Chinese addresses into elements and completes their administrative chain.
 
@@ -22,12 +26,18 @@ class Parser:
             fill the levels with the most likely reading and say how it was chosen in
             ``"guess"``; False leaves them empty, as ``geoalign parse --no-guess`` does.
 
+    A Parser pickles as its folder and options, and unpickles by loading them again.
+
     Raises:
         GeoalignError: the folder is missing or its files are not a parser's.
     """
 
     def __init__(self, path: str | Path | None = None, guess: bool = True) -> None:
+        self._args = (None if path is None else str(path), bool(guess))
         self._parser = _geoalign.Parser(str(default_model() / "parser" if path is None else Path(path)), bool(guess))
+
+    def __reduce__(self) -> tuple:
+        return (Parser, self._args)
 
     def parse(self, text: str, normalize: bool = True) -> dict[str, Any]:
         """Parses one address into exactly the object ``geoalign parse`` prints for it.
@@ -51,5 +61,6 @@ class Parser:
 
         Raises:
             ValueError: ``text`` is not a str, or holds lone surrogates.
+            GeoalignError: ``text`` is longer than :data:`MAX_CHARS` (65,536) characters.
         """
         return self._parser.parse(text, normalize)

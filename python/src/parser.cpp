@@ -25,6 +25,7 @@ struct Parser {
 }  // namespace
 
 void bind_parser(py::module_& m) {
+  m.attr("PARSER_MAX_CHARS") = AddressParser::kMaxChars;
   py::class_<Parser>(m, "Parser")
       .def(py::init([](const std::string& dir, bool guess) {
              py::gil_scoped_release release;

@@ -1,6 +1,7 @@
 #include "loadtest/load_generator.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>  // Boost 1.74's asio/awaitable.hpp uses std::exchange without it
 
 #include <boost/asio.hpp>
@@ -120,8 +121,9 @@ class Run {
 
  private:
   void schedule_next() {
-    const auto when = start_ + std::chrono::duration_cast<Clock::duration>(
-                                   std::chrono::duration<double>(static_cast<double>(sent_) / options_.rate));
+    // Whole nanoseconds from the start: the requests a window holds are then exactly
+    // rate x duration (at 100/s the tenth request falls on 100 ms, not a rounding before it).
+    const auto when = start_ + std::chrono::nanoseconds(std::llround(static_cast<double>(sent_) * 1e9 / options_.rate));
     if (when >= stop_at_) return;
     timer_.expires_at(when);
     timer_.async_wait([this, when](beast::error_code ec) {

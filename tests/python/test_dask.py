@@ -61,7 +61,7 @@ def test_score_gives_the_clis_labels_and_loads_the_model_once_per_worker(client,
     assert sorted(loads.values()) == [1, 1], loads
 
 
-def test_score_names_a_bad_row_or_reports_it(client):
+def test_score_names_a_bad_row_or_reports_it(client, cli):
     pairs = pd.DataFrame({"addr1": ["北京市朝阳区建国路88号", None, "杭州市文三路478号"],
                           "addr2": ["北京朝阳建国路88号", "上海市", "  "]}, index=[10, 11, 12])
     ddf = dd.from_pandas(pairs, npartitions=2)
@@ -76,7 +76,11 @@ def test_score_names_a_bad_row_or_reports_it(client):
     assert skipped["error"].tolist()[2] == "addr2: empty address"
     with pytest.raises(ValueError, match=r"row 12, column addr2: empty address"):
         gdask.score(dd.from_pandas(invisible.iloc[[0, 2]], npartitions=1), model=MODEL).compute()
-    assert got["label"].iloc[0] in ("exact_match", "partial_match", "not_match")
+    # The good row gets what the CLI gives it; the bad ones nothing.
+    expected = run_cli(cli, "score", "--model", str(MODEL), "-", stdin="北京市朝阳区建国路88号\t北京朝阳建国路88号\n")
+    label, score = expected.splitlines()[1].split("\t")[2:4]
+    assert got["label"].iloc[0] == label
+    assert got["score"].iloc[0] == pytest.approx(float(score), abs=2e-6)
     assert got["label"].iloc[1:].isna().all() and got["score"].iloc[1:].isna().all()
 
 
@@ -121,10 +125,27 @@ def test_dedup_bad_rows_fail_naming_the_row_or_are_reported(client, cli, tmp_pat
     assert errors[0] is None and errors[2] is None
     assert errors[1] == "not a str (got NoneType)"
     assert "already used" in errors[3]
-    assert errors[4] is not None
+    assert errors[4] == "empty address"  # a zero-width space and an ideographic space: blank to the engine
     assert got["cluster_id"].iloc[[1, 3, 4]].isna().all()
     # The good rows get what the CLI gives for them alone.
     path = tmp_path / "good.tsv"
     path.write_text("a\t杭州市文三路478号华星大厦\nc\t文三路478号华星科技大厦\n", encoding="utf-8")
     expected = cli_table(cli, path)
     assert got["cluster_id"].iloc[[0, 2]].tolist() == expected["cluster_id"].tolist()
+
+
+def test_a_head_that_cannot_score_is_an_error_not_a_dead_worker(client, tmp_path):
+    """A rerank head that reads the encoder threw inside dedup's parallel loops and killed
+    the worker process, again and again until Dask gave up (KilledWorker)."""
+    import shutil
+
+    folder = tmp_path / "model"
+    folder.mkdir()
+    for entry in MODEL.iterdir():
+        (folder / entry.name).symlink_to(entry)
+    (folder / "rerank_head.json").unlink()
+    shutil.copy(MODEL / "match_head.json", folder / "rerank_head.json")
+    frame = pd.DataFrame({"address": ["杭州市文三路478号华星大厦", "文三路478号华星科技大厦", "北京市海淀区"]})
+    with pytest.raises(geoalign.GeoalignError, match="reads the encoder's probabilities"):
+        gdask.dedup(dd.from_pandas(frame, npartitions=2), model=folder).compute()
+    assert len(client.scheduler_info()["workers"]) == 2  # both still there
