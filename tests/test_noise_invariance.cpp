@@ -5,7 +5,7 @@
 // 3号, dash and bracket variants, a dot inside a name as in 三一·新境界, quotes and a full
 // stop around the address); and again with what an order adds beside an address (a phone
 // number, the recipient's name, a postcode, a field label, a landmark hint in brackets).
-// It must give the same label and probabilities. On a sample of
+// It must give the same label and probabilities (within 1e-4). On a sample of 3,000 of
 // the real pairs in ../shared/data when it is there, else on hand-written pairs.
 #include <gtest/gtest.h>
 
@@ -134,11 +134,19 @@ std::string add_annotation(const std::string& address, std::mt19937& rng) {
 
 using Noise = std::string (*)(const std::string&, std::mt19937&);
 
+// 3,000 pairs: a 300-pair sample missed a name split by a dot (涂·辽 beside a phone
+// number) that moved a pair by 0.15. Fewer under the sanitizers, which run ten times slower.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr std::size_t kSampledPairs = 600;
+#else
+constexpr std::size_t kSampledPairs = 3000;
+#endif
+
 void expect_same_decisions(Precision precision, Noise noise) {
   const auto dir = source_dir() / "models/default";
   if (!std::filesystem::exists(dir / "model.safetensors")) GTEST_SKIP() << "no shipped model";
   const auto matcher = Matcher::load(dir, {.precision = precision});
-  const auto clean = sample_pairs(300);
+  const auto clean = sample_pairs(kSampledPairs);
   std::mt19937 rng(7);
   std::vector<AddressPair> noisy;
   for (const auto& p : clean) noisy.push_back({noise(p.a, rng), noise(p.b, rng)});

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <initializer_list>
-#include <iterator>
 #include <string_view>
 #include <utility>
 
 #include "text/unicode.h"
+#include "text/variant_folding.h"
 
 namespace geoalign::text {
 
@@ -376,12 +376,18 @@ bool has_content(const std::u32string& s) {
 }  // namespace
 
 void drop_annotations(std::u32string& text) {
-  // Zero-width spaces and byte-order marks inside a phone number or a label would hide it;
-  // blank cleaning drops them anyway.
+  // The rules read past what normalizing drops anyway and what never separates fields:
+  // zero-width spaces and byte-order marks (inside a phone number or a label they would hide
+  // it), and a dot inside a name (涂·辽 is the name 涂辽 beside a phone number).
   std::u32string visible;
   visible.reserve(text.size());
-  std::copy_if(text.begin(), text.end(), std::back_inserter(visible),
-               [](char32_t c) { return !is_pictograph(c) && !unicode::is_control(c); });
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char32_t c = text[i];
+    if (is_pictograph(c) || unicode::is_control(c)) continue;
+    const bool in_a_name = is_name_dot(c) && !visible.empty() && unicode::is_cjk_ideograph(visible.back()) &&
+                           i + 1 < text.size() && unicode::is_cjk_ideograph(text[i + 1]);
+    if (!in_a_name) visible.push_back(c);
+  }
   // What reads as a name beside a phone number may be the whole address (a shop called
   // 周六福); a row that is nothing but a phone number or a hint stays as it is, a
   // placeholder rather than an empty address.

@@ -69,11 +69,13 @@ bool is_ascii_digit(char32_t c) { return c >= U'0' && c <= U'9'; }
 // as often written without one, and the two spellings must compare equal.
 constexpr std::u32string_view kNameDots = U"\u00B7\u2022\u2027\u2219\u30FB\uFF65.";
 bool joins_a_name(const std::u32string& out, const std::u32string& text, std::size_t i) {
-  return kNameDots.find(text[i]) != std::u32string_view::npos && !out.empty() &&
+  return is_name_dot(text[i]) && !out.empty() &&
          unicode::is_cjk_ideograph(out.back()) && i + 1 < text.size() && unicode::is_cjk_ideograph(text[i + 1]);
 }
 
 }  // namespace
+
+bool is_name_dot(char32_t c) { return kNameDots.find(c) != std::u32string_view::npos; }
 
 char32_t fold_bracket(char32_t c) {
   switch (c) {

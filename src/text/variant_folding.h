@@ -31,4 +31,7 @@ char32_t fold_bracket(char32_t c);
 //   nothing but such characters stays as it is: a placeholder row, not an empty one.
 void fold_variant_sequences(std::u32string& text);
 
+// Whether c is one of the dots that join the parts of a name (three of them above).
+bool is_name_dot(char32_t c);
+
 }  // namespace geoalign::text

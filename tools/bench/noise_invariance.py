@@ -8,7 +8,7 @@ default) each address gets, at random positions (seeded):
   - a no-break space (U+00A0), an ideographic space (U+3000) or an ASCII blank between
     two Chinese characters, and blanks of those kinds at either end.
 Blanks between two digits or Latin letters can carry meaning (1 2号 is not 12号) and are
-never inserted. With --kind variants it gets the spellings real files mix for one meaning
+never inserted. With --kind invisible only the zero-width spaces and byte-order marks. With --kind variants it gets the spellings real files mix for one meaning
 (what the `fold_variants` normalization folds): a character's traditional form (any of
 them, from src/text/traditional_chars.inc), a lone digit circled (8 -> ⑧), 号 after a
 number as #, dash and bracket variants, a dot between two Chinese characters (三一·新境界),
@@ -48,6 +48,16 @@ BLANKS = ["\u00a0", "\u3000", " "]
 
 def is_cjk(c):
     return "\u4e00" <= c <= "\u9fff" or "\u3400" <= c <= "\u4dbf"
+
+
+def add_invisible(text, rng, rate):
+    """Zero-width spaces and byte-order marks anywhere, digits included: nothing else."""
+    out = []
+    for i, c in enumerate(text):
+        out.append(c)
+        if i + 1 < len(text) and rng.random() < rate:
+            out.append(rng.choice(INVISIBLE))
+    return "".join(out)
 
 
 def add_noise(text, rng, rate):
@@ -161,7 +171,7 @@ def main():
     ap.add_argument("--precision", default="fp32")
     ap.add_argument("--rate", type=float, default=0.1, help="chance of noise after each character")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--kind", choices=["blanks", "variants", "annotations", "notes"], default="blanks")
+    ap.add_argument("--kind", choices=["blanks", "invisible", "variants", "annotations", "notes"], default="blanks")
     ap.add_argument("--show", type=int, default=10, help="print up to this many pairs whose label changed, clean and noisy")
     args = ap.parse_args()
     rng = random.Random(args.seed)
@@ -175,7 +185,7 @@ def main():
             if args.kind in ("annotations", "notes"):
                 noisy = add_annotations(f[:2], rng, add_annotation if args.kind == "annotations" else add_note)
             else:
-                noise = add_noise if args.kind == "blanks" else add_variants
+                noise = {"blanks": add_noise, "invisible": add_invisible}.get(args.kind, add_variants)
                 noisy = [noise(f[0], rng, args.rate), noise(f[1], rng, args.rate)]
             noisy_rows.append(f"{noisy[0]}\t{noisy[1]}\n")
     with tempfile.TemporaryDirectory() as tmp:
@@ -191,7 +201,11 @@ def main():
     shown = [i for i, (c, n) in enumerate(zip(clean, noisy)) if c[0] != n[0]][: args.show]
     for i in shown:
         print(f"changed {clean[i][0]} -> {noisy[i][0]}: {clean_rows[i].rstrip()!r} / {noisy_rows[i].rstrip()!r}")
-    max_diff = max(abs(float(a) - float(b)) for c, n in zip(clean, noisy) for a, b in zip(c[1:], n[1:]))
+    diffs = [max(abs(float(a) - float(b)) for a, b in zip(c[1:], n[1:])) for c, n in zip(clean, noisy)]
+    max_diff = max(diffs)
+    if max_diff > 0:
+        worst = diffs.index(max_diff)
+        print(f"moved most ({max_diff:.2e}): {clean_rows[worst].rstrip()!r} / {noisy_rows[worst].rstrip()!r}")
     print(f"{len(clean)} pairs, {args.kind}, precision {args.precision}, noise rate {args.rate}: {changed} labels changed, "
           f"max |probability difference| {max_diff:.2e}")
     return 1 if changed else 0
