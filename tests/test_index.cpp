@@ -15,6 +15,7 @@
 #include "index/searcher.h"
 #include "support/load_error.h"
 #include "support/temp_dir.h"
+#include "support/unit_vectors.h"
 
 namespace geoalign {
 namespace {
@@ -192,14 +193,7 @@ index::RecordSet set_of(const std::vector<std::uint32_t>& records) {
 
 TEST(VectorIndex, FindsEachVectorFirstAndSurvivesAWriteAndRead) {
   constexpr std::size_t dim = 16, n = 300;
-  std::mt19937 rng(7);
-  std::normal_distribution<float> normal;
-  std::vector<float> rows(n * dim);
-  for (std::size_t i = 0; i < n; ++i) {
-    float norm = 0;
-    for (std::size_t d = 0; d < dim; ++d) norm += (rows[i * dim + d] = normal(rng)) * rows[i * dim + d];
-    for (std::size_t d = 0; d < dim; ++d) rows[i * dim + d] /= std::sqrt(norm);
-  }
+  const std::vector<float> rows = random_unit_vectors(n, dim, 7);
   index::VectorIndex ix(dim, {});
   ix.add({rows.data(), 100 * dim});
   ix.add({rows.data() + 100 * dim, 200 * dim});  // appending grows the graph

@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -18,6 +17,7 @@
 #include "index/stored_parses.h"
 #include "index/string_column.h"
 #include "index/vector_index.h"
+#include "support/unit_vectors.h"
 
 namespace {
 
@@ -28,14 +28,7 @@ constexpr std::size_t kDim = 8, kNodes = 64;
 // out of range) rather than on headers hnswlib's own checks refuse.
 const std::string& valid_graph(const std::filesystem::path& file) {
   static const std::string bytes = [&] {
-    std::mt19937 rng(3);
-    std::normal_distribution<float> normal;
-    std::vector<float> rows(kNodes * kDim);
-    for (std::size_t i = 0; i < kNodes; ++i) {
-      float norm = 0;
-      for (std::size_t d = 0; d < kDim; ++d) norm += (rows[i * kDim + d] = normal(rng)) * rows[i * kDim + d];
-      for (std::size_t d = 0; d < kDim; ++d) rows[i * kDim + d] /= std::sqrt(norm);
-    }
+    const std::vector<float> rows = geoalign::testing::random_unit_vectors(kNodes, kDim, 3);
     geoalign::index::VectorIndex::Options options;
     options.links = 4;  // small lists: more nodes get upper layers
     geoalign::index::VectorIndex graph(kDim, options);

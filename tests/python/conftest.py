@@ -49,3 +49,19 @@ def read_addresses() -> tuple[list[str], list[str]]:
 @pytest.fixture(scope="session")
 def matcher() -> geoalign.Matcher:
     return geoalign.Matcher()
+
+
+@pytest.fixture()
+def encoder_reading_rerank_head(tmp_path) -> Path:
+    """A copy of the shipped folder (links to its files) whose rerank head is its match head,
+    which reads the encoder's probabilities: such a head threw inside dedup's parallel loops
+    and ended the process; it is refused when loaded."""
+    import shutil
+
+    folder = tmp_path / "encoder_rerank_model"
+    folder.mkdir()
+    for entry in MODEL.iterdir():
+        (folder / entry.name).symlink_to(entry)
+    (folder / "rerank_head.json").unlink()
+    shutil.copy(MODEL / "match_head.json", folder / "rerank_head.json")
+    return folder

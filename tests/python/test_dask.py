@@ -134,18 +134,10 @@ def test_dedup_bad_rows_fail_naming_the_row_or_are_reported(client, cli, tmp_pat
     assert got["cluster_id"].iloc[[0, 2]].tolist() == expected["cluster_id"].tolist()
 
 
-def test_a_head_that_cannot_score_is_an_error_not_a_dead_worker(client, tmp_path):
+def test_a_head_that_cannot_score_is_an_error_not_a_dead_worker(client, encoder_reading_rerank_head):
     """A rerank head that reads the encoder threw inside dedup's parallel loops and killed
     the worker process, again and again until Dask gave up (KilledWorker)."""
-    import shutil
-
-    folder = tmp_path / "model"
-    folder.mkdir()
-    for entry in MODEL.iterdir():
-        (folder / entry.name).symlink_to(entry)
-    (folder / "rerank_head.json").unlink()
-    shutil.copy(MODEL / "match_head.json", folder / "rerank_head.json")
     frame = pd.DataFrame({"address": ["杭州市文三路478号华星大厦", "文三路478号华星科技大厦", "北京市海淀区"]})
     with pytest.raises(geoalign.GeoalignError, match="reads the encoder's probabilities"):
-        gdask.dedup(dd.from_pandas(frame, npartitions=2), model=folder).compute()
+        gdask.dedup(dd.from_pandas(frame, npartitions=2), model=encoder_reading_rerank_head).compute()
     assert len(client.scheduler_info()["workers"]) == 2  # both still there

@@ -7,11 +7,9 @@ from __future__ import annotations
 import json
 import os
 import pickle
-import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 from multiprocessing import get_context
 
@@ -20,7 +18,7 @@ import pandas as pd
 import pytest
 
 import geoalign
-from conftest import MODEL, ROOT, read_pairs
+from conftest import ROOT, read_pairs
 
 TINY_BERT = ROOT / "tests" / "fixtures" / "tiny_bert"
 GOLDEN = json.loads((ROOT / "tests" / "golden" / "tiny_bert_outputs.json").read_text(encoding="utf-8"))
@@ -75,19 +73,6 @@ def test_search_finds_the_record_of_each_place():
 
 
 # --- a worker thread's error reaches the caller --------------------------------------------
-
-
-@pytest.fixture()
-def encoder_reading_rerank_head(tmp_path):
-    """A copy of the shipped folder (links) whose rerank head is its match head, which reads
-    the encoder's probabilities: it threw inside dedup's parallel loops, ending the process."""
-    folder = tmp_path / "model"
-    folder.mkdir()
-    for entry in MODEL.iterdir():
-        (folder / entry.name).symlink_to(entry)
-    (folder / "rerank_head.json").unlink()
-    shutil.copy(MODEL / "match_head.json", folder / "rerank_head.json")
-    return folder
 
 
 def test_a_head_that_cannot_score_is_an_error_not_a_dead_interpreter(encoder_reading_rerank_head):
