@@ -15,7 +15,7 @@ PYBIND11_MODULE(_geoalign, m) {
   m.attr("MAX_THREADS") = geoalign::kMaxThreads;
   m.def("set_threads", &geoalign::set_num_threads, py::arg("threads"),
         "CPU threads for the model and the index, process-wide; 0: OMP_NUM_THREADS or one per available core.");
-  m.def("num_threads", &geoalign::num_threads, "CPU threads the model and index use now, process-wide.");
+  m.def("num_threads", &geoalign::process_num_threads, "CPU threads the model and index use now, process-wide.");
   m.def("available_cores", &geoalign::cpu::available_cores,
         "Cores this process may use: its CPU affinity, capped by a cgroup CPU quota (a container's limit).");
   m.def("is_blank", [](std::string_view utf8) { return geoalign::text::is_blank_address(utf8); }, py::arg("text"),

@@ -12,7 +12,10 @@ void set_num_threads(int n);
 // set_num_threads(n) where n asks for a count, and for 0 only while no count has been set:
 // a model loaded with "threads 0" keeps the count the process chose before.
 void use_num_threads(int n);
+// The calling thread's count now (a SerialThreadScope makes it 1).
 int num_threads();
+// The process's count: the last set_num_threads, else OpenMP's default.
+int process_num_threads();
 // Gives the calling thread the count of the last set_num_threads (a no-op before any).
 void adopt_num_threads();
 // Ends the calling thread's idle OpenMP workers, for a thread that hands the model over to

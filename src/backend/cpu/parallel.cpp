@@ -91,7 +91,9 @@ KernelThreadsScope::KernelThreadsScope() : saved_(omp_get_max_threads()) {
 }
 KernelThreadsScope::~KernelThreadsScope() { omp_set_num_threads(saved_); }
 
-int num_threads() {
+int num_threads() { return omp_get_max_threads(); }
+
+int process_num_threads() {
   const int n = g_num_threads.load();
   return n > 0 ? n : omp_get_max_threads();
 }
