@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <iterator>
 #include <string_view>
 #include <utility>
 
@@ -379,14 +380,16 @@ void drop_annotations(std::u32string& text) {
   // The rules read past what normalizing drops anyway and what never separates fields:
   // zero-width spaces and byte-order marks (inside a phone number or a label they would hide
   // it), and a dot inside a name (涂·辽 is the name 涂辽 beside a phone number).
+  std::u32string shown;
+  shown.reserve(text.size());
+  std::copy_if(text.begin(), text.end(), std::back_inserter(shown),
+               [](char32_t c) { return !is_pictograph(c) && !unicode::is_control(c); });
   std::u32string visible;
-  visible.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char32_t c = text[i];
-    if (is_pictograph(c) || unicode::is_control(c)) continue;
-    const bool in_a_name = is_name_dot(c) && !visible.empty() && unicode::is_cjk_ideograph(visible.back()) &&
-                           i + 1 < text.size() && unicode::is_cjk_ideograph(text[i + 1]);
-    if (!in_a_name) visible.push_back(c);
+  visible.reserve(shown.size());
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    const bool in_a_name = is_name_dot(shown[i]) && !visible.empty() && unicode::is_cjk_ideograph(visible.back()) &&
+                           i + 1 < shown.size() && unicode::is_cjk_ideograph(shown[i + 1]);
+    if (!in_a_name) visible.push_back(shown[i]);
   }
   // What reads as a name beside a phone number may be the whole address (a shop called
   // 周六福); a row that is nothing but a phone number or a hint stays as it is, a

@@ -363,7 +363,10 @@ def _phone_end(text, i):
 def drop_annotations(text):
     """Phone numbers, a name beside one, labelled names and postcodes, field labels,
     bracketed landmark hints and pictographs (text/annotations.h); never all of the text."""
-    visible = "".join(c for c in text if not _is_control(c) and not _pictograph(c))
+    shown = "".join(c for c in text if not _is_control(c) and not _pictograph(c))
+    # A dot inside a name (涂·辽) hides no field: the rules read past it.
+    visible = "".join(c for i, c in enumerate(shown) if not (
+        c in NAME_DOTS and 0 < i < len(shown) - 1 and _is_cjk(shown[i - 1]) and _is_cjk(shown[i + 1])))
     for drop_names in (True, False):
         out = _strip(visible, drop_names)
         if not all(_separator(c) for c in out):
