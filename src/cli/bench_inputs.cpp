@@ -4,12 +4,12 @@
 #include <fstream>
 
 #include "cli/pair_reader.h"
+#include "common/open_file.h"
 
 namespace geoalign::cli {
 
 std::vector<AddressPair> read_valid_pairs(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open --input " + path);
+  std::ifstream in = open_for_reading(path, "--input");
   PairReader reader(in, path);
   std::vector<AddressPair> pairs;
   std::size_t bad = 0;

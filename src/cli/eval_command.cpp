@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/pair_reader.h"
 #include "cli/pair_scoring.h"
+#include "common/open_file.h"
 #include "eval/classification_report.h"
 #include "eval/lcs_baseline.h"
 
@@ -87,8 +88,7 @@ int run_eval(int argc, char** argv, int first) {
   thresholds.partial = cut_offs[0];
   thresholds.exact = cut_offs[1];
 
-  std::ifstream in(args.value("data"), std::ios::binary);
-  if (!in) throw Error("cannot open --data " + args.value("data"));
+  std::ifstream in = open_for_reading(args.value("data"), "--data");
   PairReader reader(in, args.value("data"));
   std::vector<AddressPair> pairs;
   std::vector<int> gold;

@@ -7,6 +7,7 @@
 #include <string>
 #include <system_error>
 
+#include "common/open_file.h"
 #include "geoalign/error.h"
 
 namespace geoalign::cli {
@@ -19,8 +20,7 @@ class InputFile {
  public:
   explicit InputFile(std::string path) : path_(std::move(path)) {
     if (path_ == "-") return;
-    file_.open(path_, std::ios::binary);
-    if (!file_) throw Error("cannot open " + path_);
+    file_ = open_for_reading(path_);
     std::error_code not_regular;  // a pipe or device: no size to measure progress against
     const auto bytes = std::filesystem::file_size(path_, not_regular);
     size_ = not_regular ? 0 : bytes;

@@ -8,6 +8,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/bench_inputs.h"
+#include "common/open_file.h"
 #include "geoalign/error.h"
 #include "loadtest/load_generator.h"
 #include "loadtest/report.h"
@@ -113,8 +114,7 @@ int run_loadtest(int argc, char** argv, int first) {
   }
   std::cout << loadtest::format_table(results);
   const auto write = [](const std::string& path, const std::string& text) {
-    std::ofstream out(path);
-    if (!out) throw Error("cannot create " + path);
+    std::ofstream out = open_for_writing(path);
     out << text;
     if (!out.flush()) throw Error(path + ": write failed");
   };

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "common/open_file.h"
 #include "geoalign/error.h"
 #include "text/utf8.h"
 
@@ -78,8 +79,7 @@ std::vector<TaggedAddress> read_conll(std::istream& in, const std::string& sourc
 }
 
 std::vector<TaggedAddress> read_conll_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open " + path);
+  std::ifstream in = open_for_reading(path);
   auto data = read_conll(in, path);
   if (data.empty()) throw Error(path + " holds no tagged addresses");
   return data;

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "common/open_file.h"
 #include "geo/table_lines.h"
 #include "geoalign/error.h"
 
@@ -18,8 +19,7 @@ DivisionPrior::DivisionPrior(const Gazetteer& gazetteer)
 }
 
 DivisionPrior DivisionPrior::load(const std::filesystem::path& tsv, const Gazetteer& gazetteer) {
-  std::ifstream in(tsv, std::ios::binary);
-  if (!in) throw Error("cannot open division counts " + tsv.string());
+  std::ifstream in = open_for_reading(tsv, "division counts");
   return parse(in, tsv.string(), gazetteer);
 }
 

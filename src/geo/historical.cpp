@@ -5,8 +5,9 @@
 #include <fstream>
 #include <optional>
 
-#include "geoalign/error.h"
+#include "common/open_file.h"
 #include "geo/table_lines.h"
+#include "geoalign/error.h"
 #include "text/utf8.h"
 
 namespace geoalign::geo {
@@ -35,8 +36,7 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
 }  // namespace
 
 HistoricalDivisions HistoricalDivisions::load(const std::filesystem::path& tsv, const Gazetteer& current) {
-  std::ifstream in(tsv, std::ios::binary);
-  if (!in) throw Error("cannot open historical divisions " + tsv.string());
+  std::ifstream in = open_for_reading(tsv, "historical divisions");
   return parse(in, tsv.string(), current);
 }
 

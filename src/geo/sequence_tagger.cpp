@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "backend/cpu/kernel_targets.h"
+#include "common/open_file.h"
 #include "geo/viterbi.h"
 #include "geoalign/error.h"
 
@@ -191,8 +192,7 @@ void SequenceTagger::save(const std::filesystem::path& file) const {
     }
     row_begin.push_back(static_cast<std::uint32_t>(labels.size()));
   }
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  if (!out) throw Error("cannot write " + file.string());
+  std::ofstream out = open_for_writing(file, "tagger");
   Header h{};
   std::memcpy(h.magic, kMagic, sizeof kMagic);
   h.format_version = kFormatVersion;
@@ -211,8 +211,7 @@ void SequenceTagger::save(const std::filesystem::path& file) const {
 
 SequenceTagger SequenceTagger::load(const std::filesystem::path& file) {
   const std::string name = file.string();
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw Error("cannot open tagger " + name);
+  std::ifstream in = open_for_reading(file, "tagger");
   in.seekg(0, std::ios::end);
   const auto file_size = static_cast<std::uint64_t>(in.tellg());
   in.seekg(0);

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <string>
 
+#include "common/open_file.h"
 #include "geoalign/error.h"
 
 namespace geoalign::model {
@@ -30,8 +31,8 @@ std::string read_whole_file(const std::filesystem::path& path, std::size_t max_b
   if (std::filesystem::exists(path, error) && !std::filesystem::is_regular_file(path, error)) {
     throw Error(path.string() + " is not a regular file");
   }
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw Error("cannot open " + path.string());
+  std::ifstream in = open_for_reading(path);
+  in.seekg(0, std::ios::end);
   const std::streamoff size = in.tellg();
   if (size < 0) throw Error("cannot read " + path.string());
   if (static_cast<std::uint64_t>(size) > max_bytes) {

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "common/open_file.h"
 #include "geoalign/error.h"
 #include "text/unicode.h"
 #include "text/utf8.h"
@@ -62,8 +63,7 @@ std::int32_t WordPieceTokenizer::require_special(std::string_view token) const {
 }
 
 WordPieceTokenizer WordPieceTokenizer::from_file(const std::filesystem::path& vocab_txt, TokenizerOptions options) {
-  std::ifstream in(vocab_txt, std::ios::binary);
-  if (!in) throw Error("cannot open vocabulary " + vocab_txt.string());
+  std::ifstream in = open_for_reading(vocab_txt, "vocabulary");
   const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   if (in.bad()) throw Error("cannot read vocabulary " + vocab_txt.string());
   // Lines end as Python's text mode ends them (Hugging Face reads vocab.txt so): LF, CR LF
