@@ -199,6 +199,18 @@ TEST(ServeHttp, ErrorStatuses) {
   EXPECT_EQ(server.post("/v1/match", R"({"pairz": []})").status, 400);
   EXPECT_EQ(server.post("/v1/match", R"({"pairs": [["a", ""]]})").status, 422);
   EXPECT_EQ(server.post("/v1/match", "{\"pairs\": [[\"a\", \"\xC0\x80\"]]}").status, 400);
+  const auto empty_body = server.post("/v1/match", "");
+  EXPECT_EQ(empty_body.status, 400);
+  EXPECT_EQ(json::parse(empty_body.body)["error"], "request body is empty (a JSON object was expected)");
+  EXPECT_EQ(json::parse(server.post("/v1/match", "{\"pairs\": [[\"a\", \"\xC0\x80\"]]}").body)["error"],
+            "request body is not valid UTF-8 (byte 19)");
+  // An empty list asks for nothing and gets nothing, as search's does.
+  const auto no_pairs = server.post("/v1/match", R"({"pairs": []})");
+  EXPECT_EQ(no_pairs.status, 200);
+  EXPECT_EQ(json::parse(no_pairs.body)["results"], json::array());
+  const auto no_addresses = server.post("/v1/embed", R"({"addresses": []})");
+  EXPECT_EQ(no_addresses.status, 200);
+  EXPECT_EQ(json::parse(no_addresses.body)["embeddings"], json::array());
   const auto too_many = server.post("/v1/match", match_body(17));
   EXPECT_EQ(too_many.status, 413);
   EXPECT_EQ(json::parse(too_many.body)["type"], "too_large");
@@ -796,6 +808,9 @@ TEST(ServeHttp, ParseAnswersWhatTheCliPrints) {
   EXPECT_EQ(results[3]["admin"]["historical"]["district"]["name"], "江干区");  // a former name
   // Items answered without the model leave the queue, and the gauge says so.
   EXPECT_TRUE(wait_for([&] { return server.metrics().queue_depth.load() == 0; }));
+  const auto nothing_to_parse = server.post("/v1/parse", R"({"addresses": []})");
+  EXPECT_EQ(nothing_to_parse.status, 200);
+  EXPECT_EQ(json::parse(nothing_to_parse.body)["results"], json::array());
   const auto blank = server.post("/v1/parse", R"({"addresses": ["杭州", " "]})");
   EXPECT_EQ(blank.status, 422);
   EXPECT_EQ(json::parse(blank.body)["error"], "addresses[1] is empty");

@@ -56,7 +56,6 @@ std::variant<ParsedRequest, ApiError> parse_match(const json& body, std::size_t 
   if (!body.contains("pairs")) return bad("missing field \"pairs\"");
   const json& pairs = body["pairs"];
   if (!pairs.is_array()) return bad("\"pairs\" must be an array of [addr1, addr2] arrays");
-  if (pairs.empty()) return bad("\"pairs\" is empty");
   if (pairs.size() > max_items) return too_large(pairs.size(), "pairs", max_items);
   ParsedRequest r;
   for (std::size_t i = 0; i < pairs.size(); ++i) {
@@ -84,7 +83,6 @@ std::variant<ParsedRequest, ApiError> parse_addresses(const json& body, std::siz
   if (!body.contains("addresses")) return bad("missing field \"addresses\"");
   const json& a = body["addresses"];
   if (!a.is_array()) return bad("\"addresses\" must be an array of strings");
-  if (a.empty()) return bad("\"addresses\" is empty");
   if (a.size() > max_items) return too_large(a.size(), "addresses", max_items);
   ParsedRequest r;
   if (auto e = take_strings(a, "addresses", r.first)) return *e;
@@ -266,7 +264,6 @@ std::variant<ParsedRequest, ApiError> parse_kserve(const json& body, std::size_t
   } else {
     return bad("expected BYTES inputs \"addr1\" and \"addr2\", or \"pairs\" of shape [N, 2]");
   }
-  if (r.first.empty()) return bad("no pairs in the request");
   return r;
 }
 
@@ -356,6 +353,12 @@ std::variant<ParsedRequest, ApiError> parse_request(Endpoint endpoint, std::stri
     if (auto* e = std::get_if<ApiError>(&split)) return *e;
     body = std::get<BinaryBody>(split).json;
     binary = std::get<BinaryBody>(split).binary;
+  }
+  // An empty list is a request for nothing, answered with nothing (as for search); an empty
+  // body or bytes that are not UTF-8 are said to be what they are, not a JSON syntax error.
+  if (body.empty()) return ApiError{400, "invalid_json", "request body is empty (a JSON object was expected)"};
+  if (const auto at = text::find_invalid_utf8(body)) {
+    return ApiError{400, "invalid_json", "request body is not valid UTF-8 (byte " + std::to_string(*at + 1) + ")"};
   }
   json parsed;
   try {
