@@ -80,8 +80,20 @@ TEST(CliScore, UsageErrors) {
   EXPECT_EQ(run_score("--on-error maybe", "a\tb\n").exit_code, 2);
   EXPECT_EQ(run_score("--frobnicate", "a\tb\n").exit_code, 2);
   const auto r = run_score("--precision fp16", "a\tb\n");
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("unknown precision \"fp16\" (fp32, bf16, int8, auto)"), std::string::npos) << r.err;
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--precision: unknown precision \"fp16\" (fp32, bf16, int8, auto)"), std::string::npos) << r.err;
+  EXPECT_EQ(run_score("--device gpu", "a\tb\n").exit_code, 2);
+}
+
+// A file that cannot be read is named with the system's reason.
+TEST(CliScore, AnInputThatCannotBeOpenedSaysWhy) {
+  const auto missing = run_cli("score /nonexistent/pairs.tsv");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("cannot open /nonexistent/pairs.tsv: No such file or directory"), std::string::npos)
+      << missing.err;
+  const auto folder = run_cli("eval --data /tmp");
+  EXPECT_EQ(folder.exit_code, 1);
+  EXPECT_NE(folder.err.find("cannot open --data /tmp: Is a directory"), std::string::npos) << folder.err;
 }
 
 // --device cuda never falls back to the CPU: without a usable GPU (or without the CUDA
@@ -170,6 +182,9 @@ TEST(CliOptions, ValuesOutOfRangeAndStrayWordsAreUsageErrors) {
       {"eval --data x.tsv --lcs-thresholds 0.3,0.5,0.9", "--lcs-thresholds must be"},
       {"profile pairs.tsv", "got \"pairs.tsv\""},
       {"loadtest http://127.0.0.1:1/v1/match", "got \"http://127.0.0.1:1/v1/match\""},
+      {"serve --port 0 --precision fp64", "--precision: unknown precision \"fp64\""},
+      {"serve --port 0 --device gpu", "--device: unknown device \"gpu\""},
+      {"bench --precision fp32,fp64", "--precision: unknown precision \"fp64\""},
   };
   for (const auto& [args, message] : cases) {
     const auto r = run_cli(args);

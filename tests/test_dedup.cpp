@@ -315,6 +315,25 @@ TEST(CliDedup, OneRowPerInputRowInOrderWithAHeader) {
   }
   EXPECT_TRUE(joined) << read_file(dir / "pairs.tsv");
   EXPECT_TRUE(apart) << read_file(dir / "pairs.tsv");
+  // --explain says what joined each pair inside a cluster: its own link at the threshold
+  // (label) or average linkage (linkage), as the link column of --scored-pairs reads.
+  const auto both = run_cli("dedup --threshold 0.5 --model " + (source_dir() / "models/default").string() + " --input " +
+                            (dir / "in.tsv").string() + " --explain " + (dir / "why.tsv").string() + " --scored-pairs " +
+                            (dir / "pairs.tsv").string());
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  std::map<std::string, double> link_of_pair;
+  for (const auto& line : lines(read_file(dir / "pairs.tsv"))) {
+    const auto cells = split_tabs(line);
+    if (cells[0] != "id_a") link_of_pair[cells[0] + "|" + cells[1]] = std::stod(cells[8]);
+  }
+  const auto why = lines(read_file(dir / "why.tsv"));
+  ASSERT_GE(why.size(), 2u);
+  EXPECT_EQ(split_tabs(why[0]).back(), "joined_by");
+  for (std::size_t i = 1; i < why.size(); ++i) {
+    const auto cells = split_tabs(why[i]);
+    ASSERT_EQ(cells.size(), 9u) << why[i];
+    EXPECT_EQ(cells[8], link_of_pair.at(cells[0] + "|" + cells[1]) >= 0.5 ? "label" : "linkage") << why[i];
+  }
   const auto checked = run_cli("dedup --exhaustive-check --model " + (source_dir() / "models/default").string() +
                                " --input " + (dir / "in.tsv").string());
   ASSERT_EQ(checked.exit_code, 0) << checked.err;
@@ -390,7 +409,7 @@ TEST(CliDedup, BadLinesAreReportedAndEitherStopOrAreSkipped) {
   write_file(dir / "numbered.tsv", "2\t杭州市文三路478号\n上海市浦东新区\n北京市海淀区\n");
   const auto taken = run_cli("dedup" + model + " --input " + (dir / "numbered.tsv").string());
   EXPECT_EQ(taken.exit_code, 1);
-  EXPECT_NE(taken.err.find("numbered.tsv:2: its line number is another line's id"), std::string::npos) << taken.err;
+  EXPECT_NE(taken.err.find("numbered.tsv:2: this line has no id, and its line number is another line's id"), std::string::npos) << taken.err;
   const auto taken_skipped = run_cli("dedup --on-error skip" + model + " --input " + (dir / "numbered.tsv").string());
   ASSERT_EQ(taken_skipped.exit_code, 0) << taken_skipped.err;
   EXPECT_EQ(lines(taken_skipped.out).size(), 3u);  // header, 2, 3
@@ -435,20 +454,33 @@ TEST(CliIndex, BuildsSearchesAndReportsBadInput) {
   const std::string ix = (dir / "ix").string();
   const auto fail = run_cli("index build --model " + model + " --input " + (dir / "ref.tsv").string() + " --out " + ix);
   EXPECT_EQ(fail.exit_code, 1);
+  // Every bad line is listed before the run stops, not only the first.
   EXPECT_NE(fail.err.find("ref.tsv:3: empty address"), std::string::npos) << fail.err;
+  EXPECT_NE(fail.err.find("ref.tsv:4: id \"bj1\" already used on line 2"), std::string::npos) << fail.err;
+  EXPECT_NE(fail.err.find("index stopped: 2 bad lines in"), std::string::npos) << fail.err;
+  EXPECT_NE(fail.err.find("the first on line 3"), std::string::npos) << fail.err;
   const auto built = run_cli("index build --on-error skip --model " + model + " --input " + (dir / "ref.tsv").string() +
                              " --out " + ix);
   ASSERT_EQ(built.exit_code, 0) << built.err;
   EXPECT_NE(built.err.find("ref.tsv:4: id \"bj1\" already used on line 2"), std::string::npos) << built.err;
-  // A line without an id is named by its record number, which an id must not take.
-  write_file(dir / "more.tsv", "杭州市上城区解放路1号\n2\t杭州市上城区解放路2号\nhz1\t杭州市上城区解放路3号\n");
+  // A line without an id is named by its line number, which no other line's id may be,
+  // and which must not be an id the index holds.
+  write_file(dir / "more.tsv", "杭州市上城区解放路1号\n1\t杭州市上城区解放路2号\nhz1\t杭州市上城区解放路3号\n杭州市上城区解放路4号\n");
   const auto taken = run_cli("index add --index " + ix + " --input " + (dir / "more.tsv").string());
   EXPECT_EQ(taken.exit_code, 1);
-  EXPECT_NE(taken.err.find("more.tsv:2: id \"2\" is also line 1's"), std::string::npos) << taken.err;
+  EXPECT_NE(taken.err.find("more.tsv:1: this line has no id, and its line number is another line's id"), std::string::npos)
+      << taken.err;
+  EXPECT_NE(taken.err.find("more.tsv:3: id \"hz1\" is already in the index"), std::string::npos) << taken.err;
   const auto added = run_cli("index add --on-error skip --index " + ix + " --input " + (dir / "more.tsv").string());
   ASSERT_EQ(added.exit_code, 0) << added.err;
-  EXPECT_NE(added.err.find("more.tsv:3: id \"hz1\" is already in the index"), std::string::npos) << added.err;
-  EXPECT_NE(added.err.find("1 addresses added, 3 in"), std::string::npos) << added.err;
+  EXPECT_NE(added.err.find("2 addresses added, 4 in"), std::string::npos) << added.err;
+  const auto by_line = run_cli("search --k 1 --index " + ix, "杭州市上城区解放路4号\n");
+  EXPECT_NE(by_line.out.find("\"id\":\"4\""), std::string::npos) << by_line.out;
+  write_file(dir / "again.tsv", "x\n杭州市上城区解放路9号\n杭州市上城区解放路4号\n杭州市上城区解放路5号\n");
+  const auto line_taken = run_cli("index add --on-error skip --index " + ix + " --input " + (dir / "again.tsv").string());
+  EXPECT_NE(line_taken.err.find("again.tsv:4: this line has no id, and its line number \"4\" is already an id in the index"),
+            std::string::npos)
+      << line_taken.err;
   const std::string huge((1 << 20) + 1, 'x');  // over the line limit
   const auto found = run_cli("search --on-error skip --k 1 --index " + ix, "文三路478号华星大厦\n\n" + huge + "\n北京朝阳建国路88号\n");
   ASSERT_EQ(found.exit_code, 0) << found.err;
@@ -461,10 +493,10 @@ TEST(CliIndex, BuildsSearchesAndReportsBadInput) {
   const auto none = run_cli("search --index " + ix, "");
   EXPECT_EQ(none.exit_code, 0) << none.err;
   EXPECT_TRUE(none.out.empty());
-  write_file(dir / "ix" / "records.1.bin", "GAXREC");  // the add saved a generation of its own
+  write_file(dir / "ix" / "records.2.bin", "GAXREC");  // the second add saved a generation of its own
   const auto broken = run_cli("search --index " + ix, "杭州\n");
   EXPECT_EQ(broken.exit_code, 1);
-  EXPECT_NE(broken.err.find("records.1.bin"), std::string::npos) << broken.err;
+  EXPECT_NE(broken.err.find("records.2.bin"), std::string::npos) << broken.err;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "backend/cpu/parallel.h"
 #include "cli/args.h"
@@ -24,15 +25,19 @@ BadRows::BadRows(std::string on_error, std::string command, std::string file)
 }
 
 void BadRows::report(std::size_t line, const std::string& problem) {
-  std::fprintf(stderr, "%s:%zu: %s\n", file_.c_str(), line, problem.c_str());
-  if (on_error_ == "fail") {
-    throw Error(command_ + " stopped at " + file_ + " line " + std::to_string(line) + " (use --on-error skip to go on)");
-  }
-  ++skipped_;
+  if (bad_ < kShown) std::fprintf(stderr, "%s:%zu: %s\n", file_.c_str(), line, problem.c_str());
+  if (bad_ == 0 || line < first_line_) first_line_ = line;
+  ++bad_;
 }
 
-void BadRows::summarize() const {
-  if (skipped_ > 0) std::fprintf(stderr, "geoalign %s: %zu bad lines of %s skipped\n", command_.c_str(), skipped_, file_.c_str());
+void BadRows::finish() const {
+  if (bad_ == 0) return;
+  if (bad_ > kShown) std::fprintf(stderr, "%s: %zu more bad lines not shown\n", file_.c_str(), bad_ - kShown);
+  if (on_error_ == "fail") {
+    throw Error(command_ + " stopped: " + std::to_string(bad_) + (bad_ == 1 ? " bad line" : " bad lines") + " in " +
+                file_ + ", the first on line " + std::to_string(first_line_) + " (use --on-error skip to go on)");
+  }
+  std::fprintf(stderr, "geoalign %s: %zu bad lines of %s skipped\n", command_.c_str(), bad_, file_.c_str());
 }
 
 std::string normalization_problem(const index::AddressModel& model, const std::string& text) {
@@ -43,17 +48,15 @@ std::string normalization_problem(const index::AddressModel& model, const std::s
   }
 }
 
-std::vector<AddressRow> read_address_file(const std::string& path, const std::string& on_error, const char* command,
-                                          const index::AddressModel* model) {
+std::vector<AddressRow> read_address_file(const std::string& path, BadRows& bad_rows, const index::AddressModel* model) {
   InputFile file(path);
   LineReader reader(file.stream(), file.name());
-  BadRows bad_rows(on_error, command, file.name());
   std::vector<AddressRow> rows;
   std::vector<std::string> problems;
   InputLine line;
   while (reader.next(line)) {
     std::string problem = line.problem;
-    AddressRow row{line.number, {}, {}};
+    AddressRow row{line.number, {}, {}, false};
     if (problem.empty()) {
       const auto tab = line.text.find('\t');
       if (tab == std::string::npos) {
@@ -94,8 +97,28 @@ std::vector<AddressRow> read_address_file(const std::string& path, const std::st
       bad_rows.report(row.line, problems[k]);
     }
   }
-  bad_rows.summarize();
   return usable;
+}
+
+std::vector<AddressRow> name_rows_by_line(std::vector<AddressRow> rows, BadRows& bad_rows) {
+  std::unordered_set<std::string> given;
+  for (const auto& row : rows) {
+    if (!row.id.empty()) given.insert(row.id);
+  }
+  std::vector<AddressRow> named;
+  named.reserve(rows.size());
+  for (auto& row : rows) {
+    if (row.id.empty()) {
+      row.id = std::to_string(row.line);
+      row.named_by_line = true;
+      if (given.count(row.id)) {
+        bad_rows.report(row.line, "this line has no id, and its line number is another line's id; give every line an id");
+        continue;
+      }
+    }
+    named.push_back(std::move(row));
+  }
+  return named;
 }
 
 }  // namespace geoalign::cli

@@ -10,6 +10,7 @@
 #include "cli/args.h"
 #include "cli/bench_inputs.h"
 #include "cli/commands.h"
+#include "cli/model_options.h"
 #include "cli/pair_scoring.h"
 #include "cli/stopwatch.h"
 #include "model/precision.h"
@@ -100,10 +101,16 @@ int run_bench(int argc, char** argv, int first) {
                  "arithmetic on bf16-rounded weights), int8 at full speed only with VNNI or AMX.\n";
     return 0;
   }
-  const Device device = parse_device(args.value("device"));
+  const Device device = device_option(args);
   require_device(device);  // fail before measuring anything
   std::vector<Precision> precisions;
-  for (const std::string& p : args.list("precision")) precisions.push_back(parse_precision(p));
+  for (const std::string& p : args.list("precision")) {
+    try {
+      precisions.push_back(parse_precision(p));
+    } catch (const Error& e) {
+      throw UsageError(std::string("--precision: ") + e.what());
+    }
+  }
   if (device != Device::CPU && std::find(precisions.begin(), precisions.end(), Precision::INT8) != precisions.end()) {
     throw UsageError("int8 has no CUDA kernel: measure --precision fp32,bf16 on the GPU");
   }

@@ -1,15 +1,16 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <unordered_set>
 
 #include "backend/threads.h"
 #include "cli/address_reader.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/input_file.h"
+#include "cli/model_options.h"
 #include "cli/pair_reader.h"
 #include "cli/build_progress.h"
+#include "common/open_file.h"
 #include "dedup/blocking.h"
 #include "dedup/pair_evaluation.h"
 #include "dedup/dedup_table.h"
@@ -64,8 +65,6 @@ std::vector<dedup::LabelledPair> read_labels(const std::string& path, const inde
   return out;
 }
 
-// Scored pairs as evidence: those inside a cluster (--explain), or every one with its
-// link and whether it ended inside one cluster (--scored-pairs), for choosing a threshold.
 // An output file, opened before the long work so that a path that cannot be written
 // fails at once, not after an hour of dedup.
 struct OutputFile {
@@ -73,31 +72,38 @@ struct OutputFile {
   std::ofstream stream;
   explicit OutputFile(std::string p) : path(std::move(p)) {
     if (path.empty()) return;
-    stream.open(path);
-    if (!stream) throw Error("cannot create " + path);
+    stream = open_for_writing(path);
   }
   bool wanted() const { return !path.empty(); }
 };
 
-void write_pairs(OutputFile& file, std::span<const dedup::PairEvidence> pairs, const dedup::DedupResult& r,
-                 const dedup::DedupTable& table, const std::vector<std::string>& ids,
-                 const std::vector<std::string>& labels, const dedup::DedupOptions* all_with_links) {
+// Which pairs a pairs file lists and with what: --explain, the pairs inside a cluster and
+// what joined each (its own link, or average linkage through the cluster's other
+// members: a not_match pair can sit inside a cluster whose members link it on average);
+// --scored-pairs and --missed, every pair with its link and whether it ended in one cluster.
+enum class PairsFile { InsideClusters, AllWithLinks };
+
+void write_pairs(OutputFile& file, PairsFile kind, std::span<const dedup::PairEvidence> pairs,
+                 const dedup::DedupResult& r, const dedup::DedupTable& table, const std::vector<std::string>& ids,
+                 const std::vector<std::string>& labels, dedup::MergeRule rule) {
   auto id_of_address = [&](std::uint32_t a) -> const std::string& { return ids[table.first_row_of_address[a]]; };
   std::ostream& out = file.stream;
   out << "id_a\tid_b\taddress_a\taddress_b\tlabel\tp_not_match\tp_partial_match\tp_exact_match"
-      << (all_with_links ? "\tlink\tsame_cluster\n" : "\n");
+      << (kind == PairsFile::AllWithLinks ? "\tlink\tsame_cluster\n" : "\tjoined_by\n");
   char numbers[128];
   for (const auto& e : pairs) {
     const bool together = r.cluster[e.a] == r.cluster[e.b];
-    if (!together && !all_with_links) continue;
+    if (!together && kind == PairsFile::InsideClusters) continue;
     std::snprintf(numbers, sizeof numbers, "\t%.6f\t%.6f\t%.6f", static_cast<double>(e.p_not_match),
                   static_cast<double>(e.p_partial_match), static_cast<double>(e.p_exact_match));
     out << id_of_address(e.a) << '\t' << id_of_address(e.b) << '\t' << r.texts[e.a] << '\t' << r.texts[e.b] << '\t'
         << labels.at(e.label_id) << numbers;
-    if (all_with_links) {
-      std::snprintf(numbers, sizeof numbers, "\t%.6f\t%d", static_cast<double>(dedup::link_of(e, all_with_links->rule)),
-                    together ? 1 : 0);
+    const float link = dedup::link_of(e, rule);
+    if (kind == PairsFile::AllWithLinks) {
+      std::snprintf(numbers, sizeof numbers, "\t%.6f\t%d", static_cast<double>(link), together ? 1 : 0);
       out << numbers;
+    } else {
+      out << (link >= r.threshold ? "\tlabel" : "\tlinkage");
     }
     out << '\n';
   }
@@ -114,7 +120,7 @@ int run_dedup(int argc, char** argv, int first) {
              {"threshold", true, "mean link two clusters need to merge (default: the one the model's head was trained to, else 0.5)", ""},
              {"merge", true, "what joins two addresses: exact (exact_match) or partial (exact or partial_match)", "exact"},
              {"neighbours", true, "candidates per address from each of the lexical and vector searches", "20"},
-             {"explain", true, "write every scored pair inside a cluster to this TSV", ""},
+             {"explain", true, "write every scored pair inside a cluster to this TSV, with what joined it: its own label (label) or average linkage through the cluster's other members (linkage)", ""},
              {"scored-pairs", true, "write every scored pair, with its link and whether it ended in one cluster, to this TSV", ""},
              {"eval", true, "labelled pairs (addr1<TAB>addr2<TAB>label): report pairwise precision, recall, F1", ""},
              {"head", true, "pair scorer: rerank (parses and trees, fast) or match (cross-encoder and match head, as score)", "rerank"},
@@ -145,24 +151,16 @@ int run_dedup(int argc, char** argv, int first) {
   set_num_threads(static_cast<int>(args.integer("threads", 0, 1024)));
 
   Progress progress("dedup", "addresses");
-  const auto model = index::AddressModel::load(args.value("model"), parse_precision(args.value("precision")), args.value("head"));
-  std::vector<AddressRow> rows = read_address_file(args.value("input"), args.value("on-error"), "dedup", model.get());
+  const auto model = index::AddressModel::load(args.value("model"), precision_option(args), args.value("head"));
   std::vector<std::string> ids, texts;
   {
-    // A line without an id is named by its line number, which no line's id may be.
+    // Every bad line is listed before a run stops; a line without an id is named by its line number.
     BadRows bad_rows(args.value("on-error"), "dedup", input_name(args.value("input")));
-    std::unordered_set<std::string> given;
-    for (const auto& row : rows) given.insert(row.id);
-    for (auto& row : rows) {
-      std::string id = row.id.empty() ? std::to_string(row.line) : row.id;
-      if (row.id.empty() && given.count(id)) {
-        bad_rows.report(row.line, "its line number is another line's id; give every line an id");
-        continue;
-      }
-      ids.push_back(std::move(id));
+    for (auto& row : name_rows_by_line(read_address_file(args.value("input"), bad_rows, model.get()), bad_rows)) {
+      ids.push_back(std::move(row.id));
       texts.push_back(std::move(row.text));
     }
-    bad_rows.summarize();
+    bad_rows.finish();
     if (ids.empty()) throw Error(args.value("input") + ": no addresses to deduplicate");
   }
   // Labels are read, and outputs opened, before the long work, so that a bad label file or
@@ -192,9 +190,10 @@ int run_dedup(int argc, char** argv, int first) {
     out << '\n';
   }
   if (!out.flush()) throw Error(args.value("out") + ": write failed");
-  if (explain.wanted()) write_pairs(explain, r.scored, r, table, ids, model->labels(), nullptr);
-  if (scored_pairs.wanted()) write_pairs(scored_pairs, r.scored, r, table, ids, model->labels(), &options);
-  if (missed.wanted()) write_pairs(missed, r.exhaustive_missed, r, table, ids, model->labels(), &options);
+  const auto& labels = model->labels();
+  if (explain.wanted()) write_pairs(explain, PairsFile::InsideClusters, r.scored, r, table, ids, labels, options.rule);
+  if (scored_pairs.wanted()) write_pairs(scored_pairs, PairsFile::AllWithLinks, r.scored, r, table, ids, labels, options.rule);
+  if (missed.wanted()) write_pairs(missed, PairsFile::AllWithLinks, r.exhaustive_missed, r, table, ids, labels, options.rule);
   std::fprintf(stderr,
                "geoalign dedup: %zu rows, %zu distinct addresses, %zu candidate pairs, %zu scored, %zu clusters at "
                "threshold %.2f (%s), %.1f s (%s)\n",

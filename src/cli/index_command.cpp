@@ -1,12 +1,12 @@
 #include <cstdio>
 #include <iostream>
-#include <unordered_map>
 
 #include "cli/address_reader.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/input_file.h"
 #include "cli/build_progress.h"
+#include "cli/model_options.h"
 #include "backend/threads.h"
 #include "index/address_index.h"
 
@@ -15,40 +15,29 @@ namespace geoalign::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: geoalign index build --model DIR --input FILE --out DIR [options]\n"
+    "usage: geoalign index build --input FILE --out DIR [--model DIR] [options]\n"
     "       geoalign index add --index DIR --input FILE [options]\n"
     "\n"
     "Builds a reference base of addresses for `geoalign search` (and `serve --index`), or\n"
-    "appends to one. FILE holds one address per line, or id<TAB>address; lines without an\n"
-    "id are named by their record number in the index.\n";
+    "appends to one. FILE holds one address per line, or id<TAB>address; a line without an\n"
+    "id is named by its line number.\n";
 
-// The file's usable rows as records. A line without an id is named by its record number
-// in the index, so an id must be neither one the index holds nor such a number of this
-// file: checked here, where the line can be named.
+// The file's usable rows as records, every bad line listed before a run stops. A line
+// without an id is named by its line number, which must not be an id the index holds.
 std::vector<index::NewRecord> read_records(const Args& args, const index::AddressIndex& ix, const index::AddressModel& model) {
   const std::string& path = args.value("input");
-  std::vector<AddressRow> rows = read_address_file(path, args.value("on-error"), "index", &model);
   BadRows bad_rows(args.value("on-error"), "index", input_name(path));
-  std::unordered_map<std::string, std::size_t> line_of_id;
   std::vector<index::NewRecord> records;
-  for (auto& row : rows) {
-    std::string id = row.id.empty() ? std::to_string(ix.size() + records.size()) : row.id;
-    std::string problem;
-    if (ix.has_id(id)) {
-      problem = "id \"" + id + "\" is already in the index";
-    } else if (const auto seen = line_of_id.find(id); seen != line_of_id.end()) {
-      problem = "id \"" + id + "\" is also line " + std::to_string(seen->second) + "'s" +
-                (row.id.empty() ? " (this line has no id, and would be named by its record number)"
-                                : " (a line without an id is named by its record number)");
-    }
-    if (!problem.empty()) {
-      bad_rows.report(row.line, problem);
+  for (auto& row : name_rows_by_line(read_address_file(path, bad_rows, &model), bad_rows)) {
+    if (ix.has_id(row.id)) {
+      bad_rows.report(row.line, row.named_by_line ? "this line has no id, and its line number \"" + row.id +
+                                                        "\" is already an id in the index; give every line an id"
+                                                  : "id \"" + row.id + "\" is already in the index");
       continue;
     }
-    line_of_id.emplace(id, row.line);
     records.push_back({std::move(row.id), std::move(row.text)});
   }
-  bad_rows.summarize();
+  bad_rows.finish();
   if (records.empty()) throw Error(path + ": no addresses to index");
   return records;
 }
@@ -90,7 +79,7 @@ int run_index(int argc, char** argv, int first) {
     throw UsageError(out + " already holds an index (use geoalign index add, or another --out)");
   }
   set_num_threads(static_cast<int>(args.integer("threads", 0, 1024)));
-  const Precision precision = parse_precision(args.value("precision"));
+  const Precision precision = precision_option(args);
 
   Progress progress("index " + action, "addresses");
   std::optional<index::AddressIndex> ix;

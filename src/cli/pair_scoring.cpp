@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "backend/threads.h"
+#include "cli/model_options.h"
 #include "runtime/rerank_scorer.h"
 
 namespace geoalign::cli {
@@ -19,8 +20,9 @@ const Args::Option kDeviceOption = {"device", true,
 ScorePairs load_pair_scoring(const Args& args, std::size_t batch_size) {
   const std::string head = args.value("head");
   MatcherOptions options;
-  options.precision = parse_precision(args.value("precision"));
+  options.precision = precision_option(args);
   options.threads = static_cast<int>(args.integer("threads", 0, 1024));
+  device_option(args);  // an unknown device is a usage error, before the model loads
   options.device = args.value("device");
   if (head == "rerank") {
     if (options.device != "cpu") throw UsageError("--device applies to --head match: the rerank head runs no encoder");

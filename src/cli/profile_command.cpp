@@ -9,6 +9,7 @@
 #include "cli/args.h"
 #include "cli/bench_inputs.h"
 #include "cli/commands.h"
+#include "cli/model_options.h"
 #include "model/precision.h"
 #include "runtime/pair_scorer.h"
 
@@ -30,7 +31,7 @@ int run_profile(int argc, char** argv, int first) {
   }
   set_num_threads(static_cast<int>(args.integer("threads", 0, 1024)));
   const auto batch_size = static_cast<std::size_t>(args.integer("batch-size", 1, 65536));
-  const auto precision = model::resolve_precision(parse_precision(args.value("precision")));
+  const auto precision = model::resolve_precision(precision_option(args));
   const runtime::PairScorer scorer(model::ModelFolder::load(args.value("model"), precision));
   scorer.require_classifier();
   const auto pairs = read_valid_pairs(args.value("input"));

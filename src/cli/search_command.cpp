@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/input_file.h"
 #include "cli/line_reader.h"
+#include "cli/model_options.h"
 #include "cli/standard_output.h"
 #include "cli/stopwatch.h"
 #include "index/search_json.h"
@@ -69,7 +70,7 @@ int run_search(int argc, char** argv, int first) {
   const index::AddressIndex ix = index::AddressIndex::open(args.value("index"));
   const std::filesystem::path model_dir = args.value("model").empty() ? ix.model_dir() : std::filesystem::path(args.value("model"));
   ix.check_model(model_dir);
-  const auto model = index::AddressModel::load(model_dir, parse_precision(args.value("precision")), args.value("head"));
+  const auto model = index::AddressModel::load(model_dir, precision_option(args), args.value("head"));
   const index::Searcher searcher(ix, *model);
   index::SearchOptions options;
   options.k = static_cast<std::size_t>(args.integer("k", 1, 10000));

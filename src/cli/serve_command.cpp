@@ -12,6 +12,7 @@
 #include "backend/threads.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/model_options.h"
 #include "cli/pair_scoring.h"
 #include "model/model_folder.h"
 #include "model/precision.h"
@@ -136,8 +137,8 @@ int run_serve(int argc, char** argv, int first) {
   std::signal(SIGPIPE, SIG_IGN);
   std::signal(SIGHUP, SIG_IGN);
   raise_open_file_limit();
-  const Precision precision = parse_precision(args.value("precision"));
-  const Device device = parse_device(args.value("device"));
+  const Precision precision = precision_option(args);
+  const Device device = device_option(args);
   require_device(device);  // before listening: a server that cannot use its GPU must not start
   const auto shared_scorer = std::make_shared<const runtime::PairScorer>(
       model::ModelFolder::load(args.value("model"), model::resolve_precision(precision, device), device));

@@ -27,4 +27,14 @@ std::vector<std::string> lines(const std::string& s) {
   return out;
 }
 
+std::vector<std::string> split_tabs(const std::string& line) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t tab; (tab = line.find('\t', start)) != std::string::npos; start = tab + 1) {
+    out.push_back(line.substr(start, tab - start));
+  }
+  out.push_back(line.substr(start));
+  return out;
+}
+
 }  // namespace geoalign::testing

@@ -15,5 +15,7 @@ struct CliResult {
 CliResult run_cli(const std::string& args, const std::string& input = "", const std::string& stdout_path = "");
 
 std::vector<std::string> lines(const std::string& s);
+// The tab-separated cells of one line of a TSV output.
+std::vector<std::string> split_tabs(const std::string& line);
 
 }  // namespace geoalign::testing

@@ -1,0 +1,14 @@
+#pragma once
+
+#include "backend/device.h"
+#include "cli/args.h"
+#include "geoalign/matcher.h"
+
+namespace geoalign::cli {
+
+// --precision and --device read as usage: a value none of the commands know is a
+// UsageError (exit 2), as a bad --batch-size is, not a failure of the run (exit 1).
+Precision precision_option(const Args& args);
+Device device_option(const Args& args);
+
+}  // namespace geoalign::cli
