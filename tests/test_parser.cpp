@@ -871,6 +871,17 @@ TEST_F(ShippedParser, ADivisionNameAloneIsThatDivision) {
     ASSERT_EQ(p.elements.size(), 1u) << address;
     EXPECT_NE(p.elements[0].tag, "redundant") << address;
   }
+  // A municipality alone names its city level as it does before a district (北京市朝阳区:
+  // city 北京市); a province that is no municipality names no city.
+  for (const auto& [address, city] : std::vector<std::pair<std::string, std::string>>{
+           {"北京市", "北京市"}, {"上海市", "上海市"}, {"天津", "天津市"}, {"重庆市", "重庆市"}}) {
+    const auto p = parser_->parse(address);
+    ASSERT_TRUE(p.admin.city) << address;
+    EXPECT_EQ(p.admin.city->name, city) << address;
+    EXPECT_FALSE(p.admin.city->inferred) << address;
+    EXPECT_EQ(p.admin.adcode.size(), 2u) << address;
+  }
+  EXPECT_FALSE(parser_->parse("浙江省").admin.city);
 }
 
 // Real addresses name a district and a street of another district (a default district

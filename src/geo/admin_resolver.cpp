@@ -386,6 +386,14 @@ AdminChain resolve_admin(const std::vector<AddressElement>& elements, const Gaze
     }
   }
   if (!shared.empty()) admin.adcode = gazetteer.division(shared.back()).code;
+  // A municipality named alone (北京市) names its city too, as it does before a district
+  // (北京市朝阳区): the city level is the municipality itself. The adcode stays the
+  // province's: the address names nothing finer.
+  if (shared.size() == 1 && admin.prov && !admin.city) {
+    if (const std::int32_t city = gazetteer.municipal_city(shared[0]); city >= 0) {
+      admin.city = AdminDivision{admin.prov->name, gazetteer.division(city).code, admin.prov->inferred};
+    }
+  }
 
   std::vector<std::int32_t> noted;
   for (const auto f : former_of) {

@@ -7,8 +7,9 @@
 #include <optional>
 #include <unordered_map>
 
-#include "geoalign/error.h"
+#include "common/open_file.h"
 #include "geo/table_lines.h"
+#include "geoalign/error.h"
 #include "text/utf8.h"
 
 namespace geoalign::geo {
@@ -95,8 +96,7 @@ std::vector<std::u32string> short_names(std::u32string_view name, AdminLevel lev
 }
 
 Gazetteer Gazetteer::load(const std::filesystem::path& tsv) {
-  std::ifstream in(tsv, std::ios::binary);
-  if (!in) throw Error("cannot open gazetteer " + tsv.string());
+  std::ifstream in = open_for_reading(tsv, "gazetteer");
   return parse(in, tsv.string());
 }
 
@@ -153,8 +153,19 @@ Gazetteer Gazetteer::parse(std::istream& in, const std::string& source_name) {
     }
     g.divisions_[i].parent = it->second;
   }
+  for (std::size_t i = 0; i < g.divisions_.size(); ++i) {
+    const Division& d = g.divisions_[i];
+    if (d.level == AdminLevel::City && d.placeholder && d.name == "市辖区" && d.parent >= 0) {
+      g.municipal_city_.emplace(d.parent, static_cast<std::int32_t>(i));
+    }
+  }
   g.build_trie();
   return g;
+}
+
+std::int32_t Gazetteer::municipal_city(std::int32_t prov) const {
+  const auto it = municipal_city_.find(prov);
+  return it == municipal_city_.end() ? -1 : it->second;
 }
 
 void Gazetteer::build_trie() {

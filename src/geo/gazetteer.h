@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "geo/flat_u64_map.h"
@@ -58,6 +59,9 @@ class Gazetteer {
   }
 
   bool is_ancestor_or_self(std::int32_t ancestor, std::int32_t division) const;
+  // A municipality's city level (its 市辖区 placeholder), or -1 for a province that is no
+  // municipality.
+  std::int32_t municipal_city(std::int32_t prov) const;
   // Root-first: province, city, district, town (as deep as `division` goes).
   std::vector<std::int32_t> chain(std::int32_t division) const;
 
@@ -67,6 +71,7 @@ class Gazetteer {
   void build_trie();
 
   std::vector<Division> divisions_;
+  std::unordered_map<std::int32_t, std::int32_t> municipal_city_;  // province -> its 市辖区
   FlatU64Map<std::uint32_t> edges_;
   // Divisions named at each trie node, flattened: values_[value_begin_[n] .. value_begin_[n+1]).
   std::vector<std::uint32_t> value_begin_;
