@@ -879,7 +879,7 @@ void expect_both_heads_label(const std::vector<AddressPair>& pairs, const std::v
 // One road number or village in two districts of a city is two places (CCKS labels such
 // pairs not_match), and an admin prefix on one side only changes nothing: both shipped
 // heads, on pairs written for this test. The heads once called the first two exact
-// matches (docs/accuracy.md, district pairs; tools/train/region_pairs.py).
+// matches (docs/notes/accuracy-history.md, district pairs; tools/train/region_pairs.py).
 TEST(DefaultModel, TwoDistrictsOfOneCityAreTwoPlaces) {
   expect_both_heads_label({{"南京市高淳区新桥村", "南京市六合区新桥村"},
                            {"杭州市西湖区文三路100号", "杭州市拱墅区文三路100号"},
@@ -890,7 +890,7 @@ TEST(DefaultModel, TwoDistrictsOfOneCityAreTwoPlaces) {
 
 // Another building, floor or room of one compound is a partial match, as CCKS labels it;
 // the same unit written another way is one place. The heads once called the first two
-// exact matches (docs/accuracy.md, numerals in names and unit pairs).
+// exact matches (docs/notes/accuracy-history.md, numerals in names and unit pairs).
 TEST(DefaultModel, AnotherUnitOfOneCompoundIsAPartialMatch) {
   expect_both_heads_label({{"杭州市西湖区文三路88号3栋502室", "杭州市西湖区文三路88号5栋502室"},
                            {"杭州市西湖区文三路88号华星大厦5楼", "杭州市西湖区文三路88号华星大厦6楼"},

@@ -16,7 +16,7 @@ inline constexpr std::size_t kNumTags = 21;
 // A token's label is one of four per tag (4 * tag + kind): B- opens an element of two or
 // more tokens, I- continues it, E- ends it, S- is an element of one token. The data is
 // tagged B-/I- only; labels that mark an element's end let the tagger learn where
-// elements stop, which is where most of its errors were (docs/parsing.md).
+// elements stop, which is where most of its errors were (docs/notes/parser-training.md).
 enum class LabelKind : std::uint8_t { kBegin = 0, kInside = 1, kEnd = 2, kSingle = 3 };
 inline constexpr std::size_t kLabelsPerTag = 4;
 inline constexpr std::size_t kNumLabels = kLabelsPerTag * kNumTags;
