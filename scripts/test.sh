@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, then builds and runs the whole test suite twice: a Release
-# build, and the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer;
+# build (then the docs' runnable examples and named options against it), and the unit
+# tests again under AddressSanitizer + UndefinedBehaviorSanitizer;
 # then installs the Python package and runs its tests; then the threaded tests under
 # ThreadSanitizer; then each libFuzzer target for a few seconds.
 set -euo pipefail
@@ -13,6 +14,11 @@ for kind in release asan; do
   echo "== $kind tests" >&2
   (cd "$root/build/$kind" && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j "$(nproc)")
 done
+
+# The docs against the program: every runnable example in README.md and docs/ runs, and
+# every option they name exists (tools/check_docs.py).
+echo "== doc check" >&2
+/usr/bin/python3 "$root/tools/check_docs.py"
 
 # The Python package, installed as docs/python.md says (its CMake build stays in build/python, so
 # a second run rebuilds little), then its tests against the installed copy; they compare

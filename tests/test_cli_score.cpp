@@ -87,7 +87,7 @@ TEST(CliScore, UsageErrors) {
 
 // A file that cannot be read is named with the system's reason.
 TEST(CliScore, AnInputThatCannotBeOpenedSaysWhy) {
-  const auto missing = run_cli("score /nonexistent/pairs.tsv");
+  const auto missing = run_cli("score --model " + (source_dir() / "models/default").string() + " /nonexistent/pairs.tsv");
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_NE(missing.err.find("cannot open /nonexistent/pairs.tsv: No such file or directory"), std::string::npos)
       << missing.err;
