@@ -316,7 +316,7 @@ TEST(CliDedup, OneRowPerInputRowInOrderWithAHeader) {
   EXPECT_TRUE(joined) << read_file(dir / "pairs.tsv");
   EXPECT_TRUE(apart) << read_file(dir / "pairs.tsv");
   // --explain says what joined each pair inside a cluster: its own link at the threshold
-  // (label) or average linkage (linkage), as the link column of --scored-pairs reads.
+  // (own_link) or average linkage (average_linkage), as the link column of --scored-pairs reads.
   const auto both = run_cli("dedup --threshold 0.5 --model " + (source_dir() / "models/default").string() + " --input " +
                             (dir / "in.tsv").string() + " --explain " + (dir / "why.tsv").string() + " --scored-pairs " +
                             (dir / "pairs.tsv").string());
@@ -332,7 +332,7 @@ TEST(CliDedup, OneRowPerInputRowInOrderWithAHeader) {
   for (std::size_t i = 1; i < why.size(); ++i) {
     const auto cells = split_tabs(why[i]);
     ASSERT_EQ(cells.size(), 9u) << why[i];
-    EXPECT_EQ(cells[8], link_of_pair.at(cells[0] + "|" + cells[1]) >= 0.5 ? "label" : "linkage") << why[i];
+    EXPECT_EQ(cells[8], link_of_pair.at(cells[0] + "|" + cells[1]) >= 0.5 ? "own_link" : "average_linkage") << why[i];
   }
   const auto checked = run_cli("dedup --exhaustive-check --model " + (source_dir() / "models/default").string() +
                                " --input " + (dir / "in.tsv").string());

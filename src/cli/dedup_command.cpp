@@ -78,8 +78,9 @@ struct OutputFile {
 };
 
 // Which pairs a pairs file lists and with what: --explain, the pairs inside a cluster and
-// what joined each (its own link, or average linkage through the cluster's other
-// members: a not_match pair can sit inside a cluster whose members link it on average);
+// what joined each (its own link reaching the threshold, or average linkage through the
+// cluster's other members: a not_match pair can sit inside a cluster whose members link
+// it on average, and without a word of why that reads as a bug);
 // --scored-pairs and --missed, every pair with its link and whether it ended in one cluster.
 enum class PairsFile { InsideClusters, AllWithLinks };
 
@@ -103,7 +104,7 @@ void write_pairs(OutputFile& file, PairsFile kind, std::span<const dedup::PairEv
       std::snprintf(numbers, sizeof numbers, "\t%.6f\t%d", static_cast<double>(link), together ? 1 : 0);
       out << numbers;
     } else {
-      out << (link >= r.threshold ? "\tlabel" : "\tlinkage");
+      out << (link >= r.threshold ? "\town_link" : "\taverage_linkage");
     }
     out << '\n';
   }
@@ -120,7 +121,7 @@ int run_dedup(int argc, char** argv, int first) {
              {"threshold", true, "mean link two clusters need to merge (default: the one the model's head was trained to, else 0.5)", ""},
              {"merge", true, "what joins two addresses: exact (exact_match) or partial (exact or partial_match)", "exact"},
              {"neighbours", true, "candidates per address from each of the lexical and vector searches", "20"},
-             {"explain", true, "write every scored pair inside a cluster to this TSV, with what joined it: its own label (label) or average linkage through the cluster's other members (linkage)", ""},
+             {"explain", true, "write every scored pair inside a cluster to this TSV, with what joined it: its own link at the threshold (own_link) or average linkage through the cluster's other members (average_linkage)", ""},
              {"scored-pairs", true, "write every scored pair, with its link and whether it ended in one cluster, to this TSV", ""},
              {"eval", true, "labelled pairs (addr1<TAB>addr2<TAB>label): report pairwise precision, recall, F1", ""},
              {"head", true, "pair scorer: rerank (parses and trees, fast) or match (cross-encoder and match head, as score)", "rerank"},
