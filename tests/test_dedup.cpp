@@ -405,6 +405,23 @@ TEST(CliDedup, BadLinesAreReportedAndEitherStopOrAreSkipped) {
   EXPECT_EQ(labels.exit_code, 1);
   EXPECT_NE(labels.err.find("labels.tsv:2: unknown label \"yes\""), std::string::npos) << labels.err;
   EXPECT_TRUE(labels.out.empty()) << labels.out;
+  // Labels named in Chinese, as eval reads them (CCKS files, MGeo folders), mean what the
+  // English names do.
+  const std::string pairs[] = {"杭州市文三路478号\t杭州文三路478号\t", "杭州市文三路478号\t上海市浦东新区\t",
+                               "上海市浦东新区\t北京市海淀区\t"};
+  write_file(dir / "english.tsv", pairs[0] + "exact_match\n" + pairs[1] + "not_match\n" + pairs[2] + "partial_match\n");
+  write_file(dir / "chinese.tsv", pairs[0] + "完全匹配\n" + pairs[1] + "不匹配\n" + pairs[2] + "部分匹配\n");
+  write_file(dir / "four.tsv", "杭州市文三路478号\n杭州文三路478号\n上海市浦东新区\n北京市海淀区\n");
+  const auto with_labels = [&](const char* file) {
+    const auto r = run_cli("dedup" + model + " --input " + (dir / "four.tsv").string() + " --eval " +
+                           (dir / file).string() + " --out /dev/null");
+    EXPECT_EQ(r.exit_code, 0) << file << ": " << r.err;
+    const auto at = r.err.find("precision ");
+    return at == std::string::npos ? std::string() : r.err.substr(at);
+  };
+  const auto english = with_labels("english.tsv");
+  EXPECT_NE(english.find("(TP 1 FP 0 FN 0)"), std::string::npos) << english;
+  EXPECT_EQ(with_labels("chinese.tsv"), english);
   // A line without an id is named by its line number, which line 1 has taken as its id.
   write_file(dir / "numbered.tsv", "2\t杭州市文三路478号\n上海市浦东新区\n北京市海淀区\n");
   const auto taken = run_cli("dedup" + model + " --input " + (dir / "numbered.tsv").string());

@@ -10,6 +10,7 @@
 #include "cli/pair_scoring.h"
 #include "common/open_file.h"
 #include "eval/classification_report.h"
+#include "model/label_names.h"
 #include "eval/lcs_baseline.h"
 
 namespace geoalign::cli {
@@ -23,10 +24,8 @@ const std::vector<std::string> kTwoClasses = {"no_match", "match"};
 int parse_label(const std::string& text, bool binary) {
   std::string t = text.substr(0, text.find('\t'));
   if (binary) return t == "0" ? 0 : t == "1" ? 1 : -1;
-  if (t == "0" || t == "not_match" || t == "不匹配") return 0;
-  if (t == "1" || t == "partial_match" || t == "部分匹配") return 1;
-  if (t == "2" || t == "exact_match" || t == "完全匹配") return 2;
-  return -1;
+  if (t == "0" || t == "1" || t == "2") return t[0] - '0';
+  return model::class_of_label_name(t);
 }
 
 nlohmann::json report_json(const eval::ClassificationReport& r) {

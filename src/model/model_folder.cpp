@@ -6,6 +6,7 @@
 
 #include "backend/threads.h"
 #include "geoalign/error.h"
+#include "model/label_names.h"
 
 namespace geoalign::model {
 
@@ -26,15 +27,11 @@ LabelRoles LabelRoles::from_labels(const std::vector<std::string>& labels) {
   LabelRoles roles;
   bool all_named = true;
   for (std::size_t i = 0; i < labels.size(); ++i) {
-    const std::string name = lowercase_ascii(labels[i]);
-    if (name == "not_match" || name == "不匹配") {
-      roles.not_match = i;
-    } else if (name == "partial_match" || name == "部分匹配") {
-      roles.partial_match = i;
-    } else if (name == "exact_match" || name == "完全匹配") {
-      roles.exact_match = i;
-    } else {
-      all_named = false;
+    switch (class_of_label_name(lowercase_ascii(labels[i]))) {
+      case 0: roles.not_match = i; break;
+      case 1: roles.partial_match = i; break;
+      case 2: roles.exact_match = i; break;
+      default: all_named = false;
     }
   }
   if (all_named) return roles;
