@@ -4,9 +4,11 @@ against the program they describe:
 
 1. every fenced block marked ```sh runnable runs from the repository root with
    bash -euo pipefail and succeeds (each within --timeout seconds);
-2. every option of a `geoalign COMMAND ... --option` line exists in that command's
-   --help, and every other `--option` the pages name exists in some command's --help
-   (or is one of the other tools' options listed in OTHER_TOOLS_OPTIONS).
+2. every option on a `geoalign COMMAND ...` command in the pages' code exists in that
+   command's --help, and an option named alone (`--device`) exists in some command's
+   --help, in an option of the repository's tools/ and scripts/, or in
+   OTHER_TOOLS_OPTIONS (pip's, curl's...). Options of other programs' command lines
+   (python3 tools/..., dask-worker) are theirs and not checked.
 
 Usage: tools/check_docs.py [--binary build/release/geoalign] [--skip-runs] [FILE.md ...]
 Exit status 0 when everything holds; 1 with one line per problem (FILE:LINE: what) when not.

@@ -104,13 +104,7 @@ int run_bench(int argc, char** argv, int first) {
   const Device device = device_option(args);
   require_device(device);  // fail before measuring anything
   std::vector<Precision> precisions;
-  for (const std::string& p : args.list("precision")) {
-    try {
-      precisions.push_back(parse_precision(p));
-    } catch (const Error& e) {
-      throw UsageError(std::string("--precision: ") + e.what());
-    }
-  }
+  for (const std::string& p : args.list("precision")) precisions.push_back(precision_value(p));
   if (device != Device::CPU && std::find(precisions.begin(), precisions.end(), Precision::INT8) != precisions.end()) {
     throw UsageError("int8 has no CUDA kernel: measure --precision fp32,bf16 on the GPU");
   }

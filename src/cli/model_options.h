@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string>
+
 #include "backend/device.h"
 #include "cli/args.h"
 #include "geoalign/matcher.h"
@@ -9,6 +11,8 @@ namespace geoalign::cli {
 // --precision and --device read as usage: a value none of the commands know is a
 // UsageError (exit 2), as a bad --batch-size is, not a failure of the run (exit 1).
 Precision precision_option(const Args& args);
+// One value of a --precision list (bench's fp32,int8).
+Precision precision_value(const std::string& value);
 Device device_option(const Args& args);
 
 }  // namespace geoalign::cli

@@ -354,16 +354,16 @@ std::variant<ParsedRequest, ApiError> parse_request(Endpoint endpoint, std::stri
     body = std::get<BinaryBody>(split).json;
     binary = std::get<BinaryBody>(split).binary;
   }
-  // An empty list is a request for nothing, answered with nothing (as for search); an empty
-  // body or bytes that are not UTF-8 are said to be what they are, not a JSON syntax error.
-  if (body.empty()) return ApiError{400, "invalid_json", "request body is empty (a JSON object was expected)"};
-  if (const auto at = text::find_invalid_utf8(body)) {
-    return ApiError{400, "invalid_json", "request body is not valid UTF-8 (byte " + std::to_string(*at + 1) + ")"};
-  }
   json parsed;
   try {
     parsed = json::parse(body);
   } catch (const json::parse_error& e) {
+    // An empty body or bytes that are not UTF-8 are said to be what they are, not a JSON
+    // syntax error (looked for only here: a body that parses is valid UTF-8).
+    if (body.empty()) return ApiError{400, "invalid_json", "request body is empty (a JSON object was expected)"};
+    if (const auto at = text::find_invalid_utf8(body)) {
+      return ApiError{400, "invalid_json", "request body is not valid UTF-8 (byte " + std::to_string(*at + 1) + ")"};
+    }
     return ApiError{400, "invalid_json", "request body is not valid JSON (byte " + std::to_string(e.byte) + ")"};
   } catch (const json::exception&) {  // e.g. a number too large for any type
     return ApiError{400, "invalid_json", "request body is not valid JSON (a value is out of range)"};
