@@ -37,6 +37,21 @@ void run_serially_on_this_thread();
 // a load that keeps the model busy without pause, such work waits.
 void run_at_background_priority_on_this_thread();
 
+// Pins each thread of the calling thread's OpenMP team to a core of its own (the
+// process's allowed CPUs, in order), for the thread that runs the model beside threads of
+// lower priority (the server's batcher). Unpinned, the scheduler left the model's thread
+// and its OpenMP worker sharing one core in 4 ms turns while a background thread held the
+// other (1-pair batches of 30-50 ms under /v1/parse load): the two spin at every barrier,
+// so no wakeup ever moved one of them.
+enum class PinThreads {
+  Auto,  // only when the team has a thread for every allowed CPU: it then takes no core from anyone
+  On,    // whenever the team fits (a process started under taskset with fewer threads than CPUs)
+  Off,
+};
+// True when the team's threads are pinned now; false, changing nothing, when the policy,
+// the team's size or the system says no.
+bool pin_team_to_cores(PinThreads policy);
+
 // For a thread that loads a model while another thread loads beside it: the calling
 // thread's parallel regions (packing and quantizing weights) run on it alone until the
 // scope ends, since after every parallel region an OpenMP worker spins for a while on

@@ -86,6 +86,10 @@ int run_serve(int argc, char** argv, int first) {
               "idle: work beside the model (search's rerank, parsing, JSON of large requests) runs only on cores the "
               "model leaves free, so it never slows a batch; normal: it competes with the model",
               "idle"},
+             {"pin-threads", true,
+              "auto: the model's threads each on a core of their own when they are one per core this process may "
+              "use; on: also with fewer threads (under taskset); off: the scheduler places them",
+              "auto"},
              {"precision", true, "fp32, int8, bf16 or auto (the fastest that keeps fp32 accuracy on this device)", "auto"},
              kDeviceOption},
             "");
@@ -111,6 +115,11 @@ int run_serve(int argc, char** argv, int first) {
     throw UsageError("--background-priority must be idle or normal, not \"" + text::excerpt(priority) + "\"");
   }
   batching.after_threads_idle = priority == "idle";
+  const std::string pin = args.value("pin-threads");
+  if (pin != "auto" && pin != "on" && pin != "off") {
+    throw UsageError("--pin-threads must be auto, on or off, not \"" + text::excerpt(pin) + "\"");
+  }
+  batching.pin_model_threads = pin == "auto" ? PinThreads::Auto : pin == "on" ? PinThreads::On : PinThreads::Off;
   serve::ServerOptions server_options;
   server_options.host = args.value("host");
   server_options.port = static_cast<std::uint16_t>(args.integer("port", 0, 65535));

@@ -235,6 +235,7 @@ void Batcher::take_batch(std::vector<BatchItem>& batch) {
 
 void Batcher::model_loop() {
   adopt_num_threads();  // --threads was set on another thread
+  pin_team_to_cores(options_.pin_model_threads);
   model::BertModel::Workspace ws;
   std::vector<BatchItem> batch;
   for (;;) {

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "backend/threads.h"
 #include "runtime/fair_queue.h"
 #include "runtime/inference_request.h"
 #include "runtime/lru_cache.h"
@@ -29,6 +30,9 @@ struct BatcherOptions {
   // After-model threads at the lowest priority (run_at_background_priority_on_this_thread):
   // their work never slows a batch, and waits while the model keeps every core busy.
   bool after_threads_idle = false;
+  // The model's thread and its OpenMP workers each on a core of their own
+  // (pin_team_to_cores), so background work never leaves two of them on one core.
+  PinThreads pin_model_threads = PinThreads::Off;
 };
 
 // Where the batcher reports what it does (the server's metrics).

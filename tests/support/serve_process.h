@@ -34,6 +34,7 @@ class ServeProcess {
   // Waits (up to `limit`) for the "ready" line; false if the child exits or it times out.
   bool wait_ready(std::chrono::milliseconds limit = std::chrono::seconds(30));
   unsigned short port() const { return port_; }
+  pid_t pid() const { return pid_; }
   void signal(int sig);
   // The exit status once the child has exited within `limit`; nullopt if it still runs.
   std::optional<int> wait_exit(std::chrono::milliseconds limit);

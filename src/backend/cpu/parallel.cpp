@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "backend/cpu/available_cores.h"
 #include "backend/threads.h"
@@ -75,6 +76,29 @@ void run_at_background_priority_on_this_thread() {
     const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
     ::setpriority(PRIO_PROCESS, tid, 19);  // where SCHED_IDLE is refused, at least the lowest nice
   }
+}
+
+bool pin_team_to_cores(PinThreads policy) {
+  if (policy == PinThreads::Off || omp_in_parallel()) return false;
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0) return false;
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+  }
+  const int team = omp_get_max_threads();
+  const auto allowed_count = static_cast<int>(cpus.size());
+  if (team > allowed_count || (policy == PinThreads::Auto && team != allowed_count)) return false;
+  std::atomic<int> pinned{0};
+#pragma omp parallel num_threads(team)
+  {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpus[static_cast<std::size_t>(omp_get_thread_num())], &one);
+    if (::pthread_setaffinity_np(::pthread_self(), sizeof one, &one) == 0) ++pinned;
+  }
+  return pinned == team;
 }
 
 SerialThreadScope::SerialThreadScope() : outer_(t_threads_outside_serial) {
