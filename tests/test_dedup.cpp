@@ -369,10 +369,12 @@ TEST(CliDedup, ThresholdDefaultsToTheHeadsOwn) {
   ASSERT_EQ(given.exit_code, 0) << given.err;
   EXPECT_NE(lines(given.out)[2].find("\tx1\t2\t"), std::string::npos) << given.out;  // merged
   EXPECT_NE(given.err.find("at threshold 0.50 (given)"), std::string::npos) << given.err;
+  // A head without link thresholds: the default, and the summary says so rather than
+  // crediting the head.
   head.erase("link_thresholds");
   write_file(dir / "model/rerank_head.json", head.dump());
   const auto without = run_cli("dedup" + args);
-  EXPECT_NE(without.err.find("at threshold 0.50 (the head's default)"), std::string::npos) << without.err;
+  EXPECT_NE(without.err.find("at threshold 0.50 (the default)"), std::string::npos) << without.err;
 }
 
 TEST(CliDedup, BadLinesAreReportedAndEitherStopOrAreSkipped) {

@@ -614,8 +614,8 @@ TEST(ServeHttp, MatchHeadAnswersNoisyTextAsCleanTextAndTheCacheStaysRight) {
   }
 }
 
-// /v1/search over a small index built here with the shipped model (the fixture model
-// has no parser), served beside /v1/match by the same batcher.
+// /v1/search over a small index built here with the shipped model, served beside
+// /v1/match by the same batcher.
 class ServeSearch : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -822,7 +822,12 @@ TEST(ServeHttp, ParseAnswersWhatTheCliPrints) {
 }
 
 TEST(ServeHttp, ParseWithoutAParserSaysSo) {
-  RunningServer server;  // the fixture model has no match head, so no parser
+  // The fixture model has no match head and no parser/: with no bundled parser either,
+  // it has none.
+  const auto bundled = model::bundled_parser_dir();
+  model::set_bundled_parser_dir("/nonexistent/parser");
+  RunningServer server;
+  model::set_bundled_parser_dir(bundled);
   const auto r = server.post("/v1/parse", R"({"addresses": ["杭州"]})");
   EXPECT_EQ(r.status, 404);
   EXPECT_NE(json::parse(r.body)["error"].get<std::string>().find("parser"), std::string::npos) << r.body;

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 
 # OpenMP's threads wait for work by sleeping, not spinning, unless the environment says
 # otherwise: beside a busy Python thread, spinning workers made score 3x slower (1,000 pairs:
@@ -27,6 +28,7 @@ if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
 from ._geoalign import GeoalignError, available_cores  # noqa: E402
 from ._geoalign import num_threads as _num_threads  # noqa: E402
 from ._geoalign import set_threads as _set_threads  # noqa: E402
+from ._geoalign import set_bundled_parser_dir as _set_bundled_parser_dir  # noqa: E402
 from ._models import default_model  # noqa: E402
 from .dedup import dedup  # noqa: E402
 from .index import Index  # noqa: E402
@@ -34,6 +36,11 @@ from .matcher import DEFAULT_BATCH_SIZE, Matcher, MatchResult  # noqa: E402
 from .parser import Parser  # noqa: E402
 
 GeoalignError.__module__ = __name__  # shown as geoalign.GeoalignError, where users catch it
+
+# A model folder without a parser of its own (an MGeo or Hugging Face folder) reads
+# addresses with the package's bundled parser, wherever the package is installed.
+if (_bundled_parser := Path(__file__).resolve().parent / "models" / "default" / "parser").is_dir():
+    _set_bundled_parser_dir(str(_bundled_parser))
 
 try:
     __version__ = version("geoalign")

@@ -2,6 +2,7 @@
 #include "backend/threads.h"
 #include "bindings.h"
 #include "geoalign/error.h"
+#include "model/folder_parser.h"
 #include "text/markup.h"
 #include "text/unicode.h"
 
@@ -13,6 +14,8 @@ PYBIND11_MODULE(_geoalign, m) {
   // its exception is a ValueError: code catching bad input catches it too.
   py::register_exception<geoalign::Error>(m, "GeoalignError", PyExc_ValueError);
   m.attr("MAX_THREADS") = geoalign::kMaxThreads;
+  m.def("set_bundled_parser_dir", [](const std::string& dir) { geoalign::model::set_bundled_parser_dir(dir); },
+        py::arg("dir"), "The parser a model folder without one of its own reads addresses with (the package's).");
   m.def("set_threads", &geoalign::set_num_threads, py::arg("threads"),
         "CPU threads for the model and the index, process-wide; 0: OMP_NUM_THREADS or one per available core.");
   m.def("num_threads", &geoalign::process_num_threads, "CPU threads the model and index use now, process-wide.");

@@ -131,6 +131,7 @@ int run_dedup(int argc, char** argv, int first) {
              {"scored-pairs", true, "write every scored pair, with its link and whether it ended in one cluster, to this TSV", ""},
              {"eval", true, "labelled pairs (addr1<TAB>addr2<TAB>label): report pairwise precision, recall, F1", ""},
              {"head", true, "pair scorer: rerank (parses and trees, fast) or match (cross-encoder and match head, as score)", "rerank"},
+             kParserOption,
              {"exhaustive-check", false, "also score every pair (up to 20,000 addresses) and report the share of linked pairs blocking proposed", ""},
              {"missed", true, "with --exhaustive-check: write the linked pairs blocking did not propose to this TSV", ""},
              {"precision", true, "fp32, bf16, int8 or auto", "auto"},
@@ -158,7 +159,7 @@ int run_dedup(int argc, char** argv, int first) {
   set_num_threads(static_cast<int>(args.integer("threads", 0, 1024)));
 
   Progress progress("dedup", "addresses");
-  const auto model = index::AddressModel::load(args.value("model"), precision_option(args), args.value("head"));
+  const auto model = index::AddressModel::load(args.value("model"), precision_option(args), args.value("head"), args.value("parser"));
   std::vector<std::string> ids, texts;
   {
     // Every bad line is listed before a run stops; a line without an id is named by its line number.
@@ -205,7 +206,9 @@ int run_dedup(int argc, char** argv, int first) {
                "geoalign dedup: %zu rows, %zu distinct addresses, %zu candidate pairs, %zu scored, %zu clusters at "
                "threshold %.2f (%s), %.1f s (%s)\n",
                ids.size(), r.texts.size(), r.candidates.size(), r.scored.size(), table.clusters,
-               static_cast<double>(r.threshold), options.threshold ? "given" : "the head's default",
+               static_cast<double>(r.threshold), options.threshold                           ? "given"
+               : model->link_threshold(dedup::merge_rule_name(options.rule)) ? "the head's default"
+                                                           : "the default",
                progress.seconds(), step_times.c_str());
   if (options.exhaustive_check) {
     std::fprintf(stderr,

@@ -56,7 +56,8 @@ int run_index(int argc, char** argv, int first) {
       {"input", true, "addresses: one per line, or id<TAB>address", ""},
       {"precision", true, "fp32, bf16, int8 or auto (embeddings)", "auto"},
       {"threads", true, "CPU threads, 0 = one per core", "0"},
-      {"on-error", true, "bad lines: fail (stop) or skip (report and go on)", "fail"}};
+      {"on-error", true, "bad lines: fail (stop) or skip (report and go on)", "fail"},
+      kParserOption};
   if (build) {
     options.push_back({"model", true, "model folder", "models/default"});
     options.push_back({"out", true, "index folder to create", ""});
@@ -85,13 +86,13 @@ int run_index(int argc, char** argv, int first) {
   std::optional<index::AddressIndex> ix;
   std::unique_ptr<index::AddressModel> model;
   if (build) {
-    model = index::AddressModel::load(args.value("model"), precision);
+    model = index::AddressModel::load(args.value("model"), precision, "rerank", args.value("parser"));
     ix.emplace(args.value("model"), *model,
                index::VectorIndex::Options{static_cast<std::size_t>(args.integer("links", 4, 128)),
                                            static_cast<std::size_t>(args.integer("build-candidates", 10, 4096))});
   } else {
     ix.emplace(index::AddressIndex::open(out));
-    model = index::AddressModel::load(ix->model_dir(), precision);
+    model = index::AddressModel::load(ix->model_dir(), precision, "rerank", args.value("parser"));
     ix->check_model(ix->model_dir());
   }
   const std::vector<index::NewRecord> records = read_records(args, *ix, *model);

@@ -4,6 +4,10 @@
 
 namespace geoalign::cli {
 
+const Args::Option kParserOption = {
+    "parser", true,
+    "parser folder for a model folder without a match head (default: its own parser/, else the bundled one)", ""};
+
 namespace {
 template <typename Parse>
 auto read_as_usage(const char* name, const std::string& value, Parse parse) {

@@ -15,4 +15,8 @@ Precision precision_option(const Args& args);
 Precision precision_value(const std::string& value);
 Device device_option(const Args& args);
 
+// --parser DIR: the parser for a model folder without a match head (an MGeo or Hugging
+// Face folder); empty: the folder's own parser/, else the bundled one (model/folder_parser.h).
+extern const Args::Option kParserOption;
+
 }  // namespace geoalign::cli

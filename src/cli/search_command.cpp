@@ -47,6 +47,7 @@ int run_search(int argc, char** argv, int first) {
              {"region", true, "only results in this province, city or district (北京市, 深圳市南山区)", ""},
              {"region-from-query", false, "leave out results in other cities than the one the query names (results of unknown city stay)", ""},
              {"head", true, "pair scorer: rerank (parses and trees, fast) or match (cross-encoder and match head, as score)", "rerank"},
+             kParserOption,
              {"precision", true, "fp32, bf16, int8 or auto", "auto"},
              {"threads", true, "CPU threads, 0 = one per core", "0"},
              {"batch", true, "queries searched together (1: one at a time, for latency)", std::to_string(index::kSearchBatch)},
@@ -70,7 +71,7 @@ int run_search(int argc, char** argv, int first) {
   const index::AddressIndex ix = index::AddressIndex::open(args.value("index"));
   const std::filesystem::path model_dir = args.value("model").empty() ? ix.model_dir() : std::filesystem::path(args.value("model"));
   ix.check_model(model_dir);
-  const auto model = index::AddressModel::load(model_dir, precision_option(args), args.value("head"));
+  const auto model = index::AddressModel::load(model_dir, precision_option(args), args.value("head"), args.value("parser"));
   const index::Searcher searcher(ix, *model);
   index::SearchOptions options;
   options.k = static_cast<std::size_t>(args.integer("k", 1, 10000));

@@ -91,7 +91,8 @@ int run_serve(int argc, char** argv, int first) {
               "use; on: also with fewer threads (under taskset); off: the scheduler places them",
               "auto"},
              {"precision", true, "fp32, int8, bf16 or auto (the fastest that keeps fp32 accuracy on this device)", "auto"},
-             kDeviceOption},
+             kDeviceOption,
+             kParserOption},
             "");
   args.parse(argc, argv, first);
   if (args.flag("help")) {
@@ -150,7 +151,8 @@ int run_serve(int argc, char** argv, int first) {
   const Device device = device_option(args);
   require_device(device);  // before listening: a server that cannot use its GPU must not start
   const auto shared_scorer = std::make_shared<const runtime::PairScorer>(
-      model::ModelFolder::load(args.value("model"), model::resolve_precision(precision, device), device));
+      model::ModelFolder::load(args.value("model"), model::resolve_precision(precision, device), device,
+                                args.value("parser")));
   const runtime::PairScorer& scorer = *shared_scorer;
   scorer.require_classifier();
   std::unique_ptr<serve::SearchKind> search;

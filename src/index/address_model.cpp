@@ -11,7 +11,6 @@
 #include "runtime/length_batches.h"
 #include "runtime/run_in_parallel.h"
 #include "text/excerpt.h"
-#include "text/excerpt.h"
 
 namespace geoalign::index {
 
@@ -29,10 +28,10 @@ bool uses_rerank(std::string_view head) {
 }  // namespace
 
 std::unique_ptr<AddressModel> AddressModel::load(const std::filesystem::path& model_dir, Precision precision,
-                                                 std::string_view head) {
+                                                 std::string_view head, const std::filesystem::path& parser_dir) {
   const bool rerank = uses_rerank(head);
   const ops::MatmulPrecision p = model::resolve_precision(precision);
-  auto scorer = std::make_shared<const runtime::PairScorer>(model::ModelFolder::load(model_dir, p));
+  auto scorer = std::make_shared<const runtime::PairScorer>(model::ModelFolder::load(model_dir, p, Device::CPU, parser_dir));
   return std::unique_ptr<AddressModel>(new AddressModel(std::move(scorer), model_dir, rerank));
 }
 
@@ -46,12 +45,12 @@ AddressModel::AddressModel(std::shared_ptr<const runtime::PairScorer> scorer, co
                            bool use_rerank)
     : scorer_holder_(std::move(scorer)), scorer_(*scorer_holder_) {
   const auto& f = scorer_.folder();
-  if (f.head) {
-    comparer_ = &f.head->comparer();
+  if (f.head) comparer_ = &f.head->comparer();
+  if (f.parser->available()) {
     // Stored parses keep elements: the prior of the admin guess changes neither them nor
     // the unguessed chains search and dedup complete from them.
     constexpr std::string_view kNotInParses[] = {geo::kPriorFile};
-    parser_checksum_ = folder_checksum(comparer_->parser().folder(), kNotInParses) * 31 + geo::kElementsVersion;
+    parser_checksum_ = folder_checksum(f.parser->folder(), kNotInParses) * 31 + geo::kElementsVersion;
   }
   if (use_rerank && comparer_ && std::filesystem::exists(dir / match::MatchHead::kRerankFileName)) {
     rerank_ = match::MatchHead::load(dir, scorer_.labels().size(), match::MatchHead::kRerankFileName);
@@ -67,20 +66,17 @@ std::optional<float> AddressModel::link_threshold(std::string_view rule) const {
 
 std::string AddressModel::normalize(std::string_view raw) const { return scorer_.folder().normalizer.normalize(raw); }
 
-const match::PairComparer& AddressModel::comparer() const {
-  if (!comparer_) throw Error("this model folder has no parser (its match_head.json names one); search and dedup need it");
-  return *comparer_;
-}
-
 Address AddressModel::prepare(std::string_view normalized) const {
-  return {std::string(normalized), comparer().parse(normalized)};
+  return {std::string(normalized), match::parse_for_comparison(parser(), normalized)};
 }
 
 Address AddressModel::complete(std::string_view normalized, std::vector<AddressElement> elements) const {
-  return {std::string(normalized), comparer().complete(normalized, std::move(elements))};
+  return {std::string(normalized), match::complete_for_comparison(parser(), normalized, std::move(elements))};
 }
 
-const AddressParser& AddressModel::parser() const { return comparer().parser(); }
+const AddressParser& AddressModel::parser() const { return scorer_.folder().parser->get(); }
+
+bool AddressModel::can_parse() const { return scorer_.folder().parser->available(); }
 
 std::vector<Address> AddressModel::prepare_all(std::span<const std::string> normalized,
                                                const std::function<void(std::size_t)>& on_done,

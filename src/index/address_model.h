@@ -31,15 +31,17 @@ class AddressModel {
  public:
   // head: "rerank" (the rerank head when the folder has one, else the match head) or
   // "match" (the cross-encoder and match head, as `score` does).
+  // parser_dir: a parser for a folder without a match head (--parser; model/folder_parser.h).
   static std::unique_ptr<AddressModel> load(const std::filesystem::path& model_dir, Precision precision = Precision::Auto,
-                                            std::string_view head = "rerank");
+                                            std::string_view head = "rerank",
+                                            const std::filesystem::path& parser_dir = {});
   // Over a scorer already loaded from model_dir (the server's): its weights, on its
   // device, are shared rather than loaded again.
   static std::unique_ptr<AddressModel> over(std::shared_ptr<const runtime::PairScorer> scorer,
                                             const std::filesystem::path& model_dir, std::string_view head = "rerank");
 
   std::string normalize(std::string_view raw) const;
-  // Throws Error if the folder has no parser (no match head names one).
+  // Throws Error if no parser is found (model/folder_parser.h).
   Address prepare(std::string_view normalized) const;
   // prepare() for many addresses over every core; with `only`, just those marked (the
   // others stay empty). `on_done` (may be empty) hears how many are done. Throws Error
@@ -47,8 +49,9 @@ class AddressModel {
   std::vector<Address> prepare_all(std::span<const std::string> normalized,
                                    const std::function<void(std::size_t)>& on_done = {},
                                    std::span<const char> only = {}) const;
-  bool can_parse() const { return comparer_ != nullptr; }
-  // Throws Error if the folder has no parser.
+  // Whether a parser is found for the folder (its head's, its own or the bundled one).
+  bool can_parse() const;
+  // Throws Error if no parser is found.
   const AddressParser& parser() const;
   // prepare() from the elements an earlier prepare() of this text found (an index stores
   // them): the tagger, most of a parse's cost, does not run again.
@@ -75,7 +78,6 @@ class AddressModel {
 
  private:
   AddressModel(std::shared_ptr<const runtime::PairScorer> scorer, const std::filesystem::path& dir, bool use_rerank);
-  const match::PairComparer& comparer() const;  // throws Error if the folder has no parser
   std::shared_ptr<const runtime::PairScorer> scorer_holder_;
   const runtime::PairScorer& scorer_;
   std::shared_ptr<const match::MatchHead> rerank_;

@@ -19,12 +19,19 @@ constexpr ParseOptions kCompared{.guess = false};
 
 }  // namespace
 
-ParsedAddress PairComparer::parse(std::string_view address) const {
-  return parser_.parse(compared_prefix(address), kCompared);
+ParsedAddress parse_for_comparison(const AddressParser& parser, std::string_view address) {
+  return parser.parse(compared_prefix(address), kCompared);
 }
 
+ParsedAddress complete_for_comparison(const AddressParser& parser, std::string_view address,
+                                      std::vector<AddressElement> elements) {
+  return parser.complete(compared_prefix(address), std::move(elements), kCompared);
+}
+
+ParsedAddress PairComparer::parse(std::string_view address) const { return parse_for_comparison(parser_, address); }
+
 ParsedAddress PairComparer::complete(std::string_view address, std::vector<AddressElement> elements) const {
-  return parser_.complete(compared_prefix(address), std::move(elements), kCompared);
+  return complete_for_comparison(parser_, address, std::move(elements));
 }
 
 std::vector<float> PairComparer::features(const ParsedAddress& a, const ParsedAddress& b) const {

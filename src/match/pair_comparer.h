@@ -14,6 +14,15 @@ namespace geoalign::match {
 // trained with, turning a pair of addresses into the pair features of match/pair_features.h.
 // The text it is given must already be normalized as the encoder's (runtime::PairScorer
 // does that), so that the head and the encoder judge the same pair.
+// How pairs are compared read an address: its compared prefix (compared_address.h), without
+// the admin guess (an ambiguous chain keeps only the levels its readings share, as the
+// heads were trained on). Search and dedup read every address this way, with or without
+// a head.
+ParsedAddress parse_for_comparison(const AddressParser& parser, std::string_view address);
+// The same from the elements an earlier parse of this address found (an index stores them).
+ParsedAddress complete_for_comparison(const AddressParser& parser, std::string_view address,
+                                      std::vector<AddressElement> elements);
+
 class PairComparer {
  public:
   // Throws Error naming the folder or file for anything malformed.

@@ -54,7 +54,8 @@ MatchResult LabelRoles::result(const std::vector<std::string>& labels, const flo
   return r;
 }
 
-ModelFolder ModelFolder::load(const std::filesystem::path& dir, ops::MatmulPrecision precision, Device device) {
+ModelFolder ModelFolder::load(const std::filesystem::path& dir, ops::MatmulPrecision precision, Device device,
+                              const std::filesystem::path& parser_dir) {
   if (!std::filesystem::is_directory(dir)) throw Error("model folder " + dir.string() + " does not exist");
   ModelConfig config = load_model_config(dir);
 
@@ -119,8 +120,12 @@ ModelFolder ModelFolder::load(const std::filesystem::path& dir, ops::MatmulPreci
     }
   }
   EmbeddingHead embedding = EmbeddingHead::load(dir, config.bert.hidden_size, device);
+  // The head's parser is shared, not loaded twice (an aliasing pointer keeps the head alive).
+  std::shared_ptr<const AddressParser> head_parser;
+  if (head) head_parser = std::shared_ptr<const AddressParser>(head, &head->comparer().parser());
+  auto parser = std::make_shared<const FolderParser>(dir, std::move(head_parser), parser_dir);
   return ModelFolder{std::move(config), std::move(tokenizer), std::move(normalizer), std::move(model), roles,
-                     std::move(head),   std::move(embedding)};
+                     std::move(head),   std::move(embedding),  std::move(parser)};
 }
 
 }  // namespace geoalign::model

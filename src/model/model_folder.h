@@ -10,6 +10,7 @@
 #include "model/bert_encoder.h"
 #include "model/config.h"
 #include "model/embedding_head.h"
+#include "model/folder_parser.h"
 #include "text/normalize.h"
 #include "text/wordpiece_tokenizer.h"
 
@@ -39,11 +40,14 @@ struct ModelFolder {
   std::shared_ptr<const match::MatchHead> head;
   // How `embed` turns token states into vectors (modules.json, else mean pooling).
   EmbeddingHead embedding;
+  // What reads whole addresses for search, dedup and /v1/parse: the head's parser, else
+  // `parser_dir`, the folder's own or the bundled one (model/folder_parser.h).
+  std::shared_ptr<const FolderParser> parser;
 
   // The encoder and embedding head go to `device`; tokenizing, the match head and results
-  // stay on the host.
+  // stay on the host. `parser_dir`: a parser for a folder without a head (--parser).
   static ModelFolder load(const std::filesystem::path& dir, ops::MatmulPrecision precision = ops::MatmulPrecision::FP32,
-                          Device device = Device::CPU);
+                          Device device = Device::CPU, const std::filesystem::path& parser_dir = {});
 };
 
 }  // namespace geoalign::model

@@ -260,7 +260,7 @@ class Session : public std::enable_shared_from_this<Session> {
       return respond_error({404, "not_found", "/v1/search needs an index: start the server with --index DIR"});
     }
     if (route->endpoint == Endpoint::Parse && !can_parse(server_.scorer)) {
-      return respond_error({404, "not_found", "/v1/parse needs a model with a parser (a match head naming one)"});
+      return respond_error({404, "not_found", "/v1/parse needs a parser: this model folder has none, and the bundled one is not there (serve --parser DIR)"});
     }
     const auto method = request_.method_string();
     // HEAD is GET without the body (RFC 9110), for every GET route.

@@ -21,7 +21,7 @@ std::unique_ptr<SearchKind> SearchKind::open(const std::filesystem::path& index_
   ix.check_model(model_dir);
   auto model = index::AddressModel::over(std::move(scorer), model_dir);
   if (!model->can_parse()) {
-    throw Error("the model in " + model_dir.string() + " has no parser (its match_head.json names one); search needs it");
+    throw Error("the model in " + model_dir.string() + " has no parser and the bundled one is not there; search needs one (--parser DIR)");
   }
   return std::unique_ptr<SearchKind>(new SearchKind(std::move(ix), std::move(model)));
 }
