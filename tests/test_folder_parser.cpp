@@ -31,13 +31,6 @@ bool same_folder(const std::filesystem::path& a, const std::filesystem::path& b)
   return std::filesystem::equivalent(a, b);
 }
 
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // What a person reads in 北京市朝阳区建国路88号: the city, the district, the road and its number.
 void expect_beijing_chaoyang_jianguo_road(const json& parsed) {
   const std::string text = parsed.dump();

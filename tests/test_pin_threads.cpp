@@ -5,7 +5,6 @@
 
 #include <gtest/gtest.h>
 #include <omp.h>
-#include <sched.h>
 
 #include <algorithm>
 #include <functional>
@@ -14,26 +13,18 @@
 #include <vector>
 
 #include "backend/threads.h"
+#include "support/affinity.h"
 
 namespace geoalign {
 namespace {
 
-std::vector<int> cpus_of_this_thread() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  EXPECT_EQ(::sched_getaffinity(0, sizeof set, &set), 0);
-  std::vector<int> cpus;
-  for (int c = 0; c < CPU_SETSIZE; ++c) {
-    if (CPU_ISSET(c, &set)) cpus.push_back(c);
-  }
-  return cpus;
-}
+using testing::cpus_of_thread;
 
 // The CPUs each thread of a team of `team` threads may run on, by thread number.
 std::vector<std::vector<int>> team_affinities(int team) {
   std::vector<std::vector<int>> out(static_cast<std::size_t>(team));
 #pragma omp parallel num_threads(team)
-  out[static_cast<std::size_t>(omp_get_thread_num())] = cpus_of_this_thread();
+  out[static_cast<std::size_t>(omp_get_thread_num())] = cpus_of_thread();
   return out;
 }
 
@@ -41,7 +32,7 @@ void on_fresh_thread(const std::function<void()>& body) { std::thread(body).join
 
 TEST(PinThreads, AutoPinsATeamOfOnePerAllowedCpuEachToItsOwnCpu) {
   on_fresh_thread([] {
-    const std::vector<int> allowed = cpus_of_this_thread();
+    const std::vector<int> allowed = cpus_of_thread();
     const int team = static_cast<int>(allowed.size());
     omp_set_num_threads(team);
     ASSERT_TRUE(pin_team_to_cores(PinThreads::Auto));
@@ -53,38 +44,38 @@ TEST(PinThreads, AutoPinsATeamOfOnePerAllowedCpuEachToItsOwnCpu) {
       used.insert(cpus[0]);
     }
     EXPECT_EQ(used.size(), allowed.size());   // no two threads share a CPU
-    EXPECT_EQ(cpus_of_this_thread().size(), 1u);  // the calling thread is thread 0 of its team
+    EXPECT_EQ(cpus_of_thread().size(), 1u);  // the calling thread is thread 0 of its team
   });
 }
 
 TEST(PinThreads, AutoLeavesASmallerTeamToTheScheduler) {
   on_fresh_thread([] {
-    const std::vector<int> allowed = cpus_of_this_thread();
+    const std::vector<int> allowed = cpus_of_thread();
     if (allowed.size() < 2) GTEST_SKIP() << "needs two CPUs";
     omp_set_num_threads(1);
     EXPECT_FALSE(pin_team_to_cores(PinThreads::Auto));
-    EXPECT_EQ(cpus_of_this_thread(), allowed);
+    EXPECT_EQ(cpus_of_thread(), allowed);
   });
 }
 
 TEST(PinThreads, OnPinsASmallerTeamToTheFirstAllowedCpus) {
   on_fresh_thread([] {
-    const std::vector<int> allowed = cpus_of_this_thread();
+    const std::vector<int> allowed = cpus_of_thread();
     omp_set_num_threads(1);
     ASSERT_TRUE(pin_team_to_cores(PinThreads::On));
-    EXPECT_EQ(cpus_of_this_thread(), std::vector<int>{allowed[0]});
+    EXPECT_EQ(cpus_of_thread(), std::vector<int>{allowed[0]});
   });
 }
 
 TEST(PinThreads, OffAndATeamLargerThanTheCpusChangeNothing) {
   on_fresh_thread([] {
-    const std::vector<int> allowed = cpus_of_this_thread();
+    const std::vector<int> allowed = cpus_of_thread();
     omp_set_num_threads(static_cast<int>(allowed.size()));
     EXPECT_FALSE(pin_team_to_cores(PinThreads::Off));
-    EXPECT_EQ(cpus_of_this_thread(), allowed);
+    EXPECT_EQ(cpus_of_thread(), allowed);
     omp_set_num_threads(static_cast<int>(allowed.size()) + 1);
     EXPECT_FALSE(pin_team_to_cores(PinThreads::On));
-    EXPECT_EQ(cpus_of_this_thread(), allowed);
+    EXPECT_EQ(cpus_of_thread(), allowed);
     for (const auto& cpus : team_affinities(static_cast<int>(allowed.size()) + 1)) EXPECT_EQ(cpus, allowed);
   });
 }

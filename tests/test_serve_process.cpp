@@ -2,16 +2,15 @@
 // shutdown, which an in-process server cannot show.
 #include <gtest/gtest.h>
 
-#include <sched.h>
 #include <signal.h>
 
 #include <filesystem>
-#include <set>
-
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
+#include "support/affinity.h"
 #include "support/gpu.h"
 #include "support/raw_client.h"
 #include "support/serve_process.h"
@@ -61,14 +60,8 @@ TEST(ServeProcess, AGpuThatCannotBeUsedStopsItAtStart) {
 std::vector<std::vector<int>> thread_affinities(pid_t pid) {
   std::vector<std::vector<int>> out;
   for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task")) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (::sched_getaffinity(std::stoi(task.path().filename().string()), sizeof set, &set) != 0) continue;
-    std::vector<int> cpus;
-    for (int c = 0; c < CPU_SETSIZE; ++c) {
-      if (CPU_ISSET(c, &set)) cpus.push_back(c);
-    }
-    out.push_back(cpus);
+    auto cpus = cpus_of_thread(std::stoi(task.path().filename().string()));
+    if (!cpus.empty()) out.push_back(std::move(cpus));
   }
   return out;
 }
@@ -78,10 +71,7 @@ std::vector<std::vector<int>> thread_affinities(pid_t pid) {
 // per allowed CPU, --pin-threads auto (the default) gives each its own CPU, and nothing
 // else in the process is pinned; off pins nothing; anything else is a usage error.
 TEST(ServeProcess, TheModelsThreadsArePinnedEachToACpuOfItsOwn) {
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  ASSERT_EQ(::sched_getaffinity(0, sizeof allowed, &allowed), 0);
-  const int cpus = CPU_COUNT(&allowed);
+  const int cpus = static_cast<int>(cpus_of_thread().size());
   for (const std::string pin : {"auto", "off"}) {
     ServeProcess server(with_model({"--threads", std::to_string(cpus), "--pin-threads", pin}));
     ASSERT_TRUE(server.wait_ready()) << server.log();  // warm-up has run a batch

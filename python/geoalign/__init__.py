@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 from importlib.metadata import PackageNotFoundError, version
-from pathlib import Path
 
 # OpenMP's threads wait for work by sleeping, not spinning, unless the environment says
 # otherwise: beside a busy Python thread, spinning workers made score 3x slower (1,000 pairs:
@@ -29,6 +28,7 @@ from ._geoalign import GeoalignError, available_cores  # noqa: E402
 from ._geoalign import num_threads as _num_threads  # noqa: E402
 from ._geoalign import set_threads as _set_threads  # noqa: E402
 from ._geoalign import set_bundled_parser_dir as _set_bundled_parser_dir  # noqa: E402
+from ._models import bundled_parser as _bundled_parser_folder  # noqa: E402
 from ._models import default_model  # noqa: E402
 from .dedup import dedup  # noqa: E402
 from .index import Index  # noqa: E402
@@ -39,7 +39,7 @@ GeoalignError.__module__ = __name__  # shown as geoalign.GeoalignError, where us
 
 # A model folder without a parser of its own (an MGeo or Hugging Face folder) reads
 # addresses with the package's bundled parser, wherever the package is installed.
-if (_bundled_parser := Path(__file__).resolve().parent / "models" / "default" / "parser").is_dir():
+if (_bundled_parser := _bundled_parser_folder()) is not None:
     _set_bundled_parser_dir(str(_bundled_parser))
 
 try:

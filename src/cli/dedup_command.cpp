@@ -202,14 +202,14 @@ int run_dedup(int argc, char** argv, int first) {
   if (explain.wanted()) write_pairs(explain, PairsFile::InsideClusters, r.scored, r, table, ids, labels, options.rule);
   if (scored_pairs.wanted()) write_pairs(scored_pairs, PairsFile::AllWithLinks, r.scored, r, table, ids, labels, options.rule);
   if (missed.wanted()) write_pairs(missed, PairsFile::AllWithLinks, r.exhaustive_missed, r, table, ids, labels, options.rule);
+  const char* threshold_source = options.threshold                                           ? "given"
+                                 : model->link_threshold(dedup::merge_rule_name(options.rule)) ? "the head's default"
+                                                                                               : "the default";
   std::fprintf(stderr,
                "geoalign dedup: %zu rows, %zu distinct addresses, %zu candidate pairs, %zu scored, %zu clusters at "
                "threshold %.2f (%s), %.1f s (%s)\n",
                ids.size(), r.texts.size(), r.candidates.size(), r.scored.size(), table.clusters,
-               static_cast<double>(r.threshold), options.threshold                           ? "given"
-               : model->link_threshold(dedup::merge_rule_name(options.rule)) ? "the head's default"
-                                                           : "the default",
-               progress.seconds(), step_times.c_str());
+               static_cast<double>(r.threshold), threshold_source, progress.seconds(), step_times.c_str());
   if (options.exhaustive_check) {
     std::fprintf(stderr,
                  "geoalign dedup: exhaustive scoring links %zu pairs; blocking proposed %zu of them (%.4f); %zu pairs "

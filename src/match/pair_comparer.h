@@ -10,10 +10,6 @@
 
 namespace geoalign::match {
 
-// What the match head knows besides its trees: the parser and the term weights it was
-// trained with, turning a pair of addresses into the pair features of match/pair_features.h.
-// The text it is given must already be normalized as the encoder's (runtime::PairScorer
-// does that), so that the head and the encoder judge the same pair.
 // How pairs are compared read an address: its compared prefix (compared_address.h), without
 // the admin guess (an ambiguous chain keeps only the levels its readings share, as the
 // heads were trained on). Search and dedup read every address this way, with or without
@@ -23,6 +19,10 @@ ParsedAddress parse_for_comparison(const AddressParser& parser, std::string_view
 ParsedAddress complete_for_comparison(const AddressParser& parser, std::string_view address,
                                       std::vector<AddressElement> elements);
 
+// What the match head knows besides its trees: the parser and the term weights it was
+// trained with, turning a pair of addresses into the pair features of match/pair_features.h.
+// The text it is given must already be normalized as the encoder's (runtime::PairScorer
+// does that), so that the head and the encoder judge the same pair.
 class PairComparer {
  public:
   // Throws Error naming the folder or file for anything malformed.

@@ -8,7 +8,7 @@ namespace {
 std::mutex g_bundled_mutex;
 std::filesystem::path g_bundled_dir = GEOALIGN_BUNDLED_PARSER_DIR;
 
-bool is_parser_folder(const std::filesystem::path& dir) {
+bool folder_exists(const std::filesystem::path& dir) {
   std::error_code ec;
   return std::filesystem::is_directory(dir, ec);
 }
@@ -26,24 +26,21 @@ std::filesystem::path bundled_parser_dir() {
 
 FolderParser::FolderParser(const std::filesystem::path& model_dir, std::shared_ptr<const AddressParser> from_head,
                            const std::filesystem::path& chosen)
-    : model_dir_(model_dir), parser_(std::move(from_head)) {
-  if (parser_) {
+    : model_dir_(model_dir), head_parser_(std::move(from_head)) {
+  if (head_parser_) {
+    dir_ = head_parser_->folder();
     std::error_code ec;
-    if (!chosen.empty() && !std::filesystem::equivalent(chosen, parser_->folder(), ec)) {
+    if (!chosen.empty() && !std::filesystem::equivalent(chosen, dir_, ec)) {
       throw Error("--parser " + chosen.string() + ": " + model_dir.string() +
-                  " has a match head, which reads addresses with its own parser (" + parser_->folder().string() +
+                  " has a match head, which reads addresses with its own parser (" + dir_.string() +
                   "); --parser is for folders without one");
     }
-    dir_ = parser_->folder();
-    std::call_once(loaded_, [] {});
-    return;
-  }
-  if (!chosen.empty()) {
-    if (!is_parser_folder(chosen)) throw Error("--parser " + chosen.string() + ": no such folder");
+  } else if (!chosen.empty()) {
+    if (!folder_exists(chosen)) throw Error("--parser " + chosen.string() + ": no such folder");
     dir_ = chosen;
-  } else if (is_parser_folder(model_dir / kFolderName)) {
+  } else if (folder_exists(model_dir / kFolderName)) {
     dir_ = model_dir / kFolderName;
-  } else if (const auto bundled = bundled_parser_dir(); is_parser_folder(bundled)) {
+  } else if (const auto bundled = bundled_parser_dir(); folder_exists(bundled)) {
     dir_ = bundled;
   }
 }
@@ -51,14 +48,15 @@ FolderParser::FolderParser(const std::filesystem::path& model_dir, std::shared_p
 bool FolderParser::available() const { return !dir_.empty(); }
 
 const AddressParser& FolderParser::get() const {
+  if (head_parser_) return *head_parser_;
   std::call_once(loaded_, [&] {
     if (dir_.empty()) {
       throw Error(model_dir_.string() + " has no parser of its own, and the bundled one (" +
                   bundled_parser_dir().string() + ") is not there: give one with --parser DIR");
     }
-    parser_ = std::make_shared<const AddressParser>(AddressParser::load(dir_));
+    loaded_parser_ = std::make_unique<const AddressParser>(AddressParser::load(dir_));
   });
-  return *parser_;
+  return *loaded_parser_;
 }
 
 }  // namespace geoalign::model

@@ -35,8 +35,9 @@ class FolderParser {
 
  private:
   std::filesystem::path model_dir_, dir_;
+  std::shared_ptr<const AddressParser> head_parser_;  // set at construction, or never
   mutable std::once_flag loaded_;
-  mutable std::shared_ptr<const AddressParser> parser_;
+  mutable std::unique_ptr<const AddressParser> loaded_parser_;
 };
 
 // Where the bundled parser is: set by a front end that ships it elsewhere (the Python

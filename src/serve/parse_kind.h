@@ -23,7 +23,7 @@ const runtime::RequestKind& parse_kind();
 // /v1/parse answers 404.
 bool can_parse(const runtime::PairScorer& scorer);
 
-// /v1/parse's answer for an address the model has already normalized. Needs can_parse().
+// /v1/parse's answer for an address the model has already normalized. Throws Error without a parser.
 // `guess` as ParseOptions::guess: /v1/parse guesses, as `geoalign parse` does; a match
 // explanation shows the chains the head compared, which do not.
 nlohmann::json parse_answer(const runtime::PairScorer& scorer, std::string_view normalized, bool guess = true);
