@@ -549,6 +549,31 @@ TEST(ServeHttp, WriteTimeoutClosesAClientThatNeverReads) {
   EXPECT_EQ(server.get("/v2/health/live").status, 200);
 }
 
+// Answers that clients do not read are held in memory until the write timeout; past
+// --max-unread-bytes of them, inference is refused (503, Retry-After) rather than adding
+// more, and once the client goes the server answers again.
+TEST(ServeHttp, UnreadAnswersBeyondTheCapRefuseInferenceUntilTheClientGoes) {
+  auto options = big_embed_options();
+  options.write_timeout = std::chrono::milliseconds(0);
+  options.max_unread_bytes = 1 << 20;
+  RunningServer server(big_embed_batching(), options);
+  auto stalled = std::make_unique<RawClient>(server.port(), 4096);
+  stalled->send(post_request("/v1/embed", big_embed_body()));
+  // The answer (16,384 vectors: megabytes of JSON) outgrows the sockets' buffers, so
+  // most of it stays unread in the server's memory.
+  ASSERT_TRUE(wait_for([&] { return server.metrics().unread_answer_bytes.load() > (1 << 20); },
+                       std::chrono::seconds(300)));
+  const auto refused = server.post("/v1/match", match_body(1));
+  EXPECT_EQ(refused.status, 503);
+  EXPECT_NE(refused.body.find("--max-unread-bytes"), std::string::npos) << refused.body;
+  EXPECT_EQ(refused.retry_after, "1");
+  EXPECT_EQ(server.get("/v2/health/live").status, 200);  // not inference: still answered
+  EXPECT_NE(server.get("/metrics").body.find("geoalign_unread_answer_bytes "), std::string::npos);
+  stalled->reset();
+  ASSERT_TRUE(wait_for([&] { return server.metrics().unread_answer_bytes.load() == 0; }));
+  EXPECT_EQ(server.post("/v1/match", match_body(1)).status, 200);
+}
+
 // With no write timeout, the drain deadline still ends stop() on such a client.
 TEST(ServeHttp, DrainDeadlineBoundsShutdown) {
   auto options = big_embed_options();

@@ -82,6 +82,10 @@ int run_serve(int argc, char** argv, int first) {
              {"threads", true, "model threads, 0 = one per core", "0"},
              {"search-threads", true, "threads for search's lookup and rerank, parsing and explanations, 0 = one per core", "0"},
              {"max-connections", true, "connections open at once at most; more are answered 503 (0 = no cap)", "8192"},
+             {"max-unread-bytes", true,
+              "answer bytes that clients have not read yet, over all connections, at most; beyond it inference "
+              "requests are answered 503 (0 = no cap)",
+              "536870912"},
              {"background-priority", true,
               "idle: work beside the model (search's rerank, parsing, JSON of large requests) runs only on cores the "
               "model leaves free, so it never slows a batch; normal: it competes with the model",
@@ -132,6 +136,7 @@ int run_serve(int argc, char** argv, int first) {
   server_options.write_timeout = std::chrono::milliseconds(args.integer("write-timeout-ms", 0, 3'600'000));
   server_options.drain_timeout = std::chrono::milliseconds(args.integer("drain-timeout-ms", 0, 3'600'000));
   server_options.max_connections = static_cast<std::size_t>(args.integer("max-connections", 0, 1 << 24));
+  server_options.max_unread_bytes = static_cast<std::size_t>(args.integer("max-unread-bytes", 0, 1L << 40));
   server_options.json_workers_idle = batching.after_threads_idle;
   // Warm-up sends one full batch; a queue that cannot hold one would leave a server
   // that never becomes ready.

@@ -295,6 +295,13 @@ class Session : public std::enable_shared_from_this<Session> {
     if (!server_.ready.load() || server_.draining) {
       return respond_error({503, "unavailable", server_.draining ? "server is shutting down" : "model is warming up"});
     }
+    const auto unread = static_cast<std::size_t>(server_.metrics.unread_answer_bytes.load());
+    if (server_.options.max_unread_bytes > 0 && unread > server_.options.max_unread_bytes) {
+      return respond_error({503, "unavailable",
+                            "the server holds " + std::to_string(unread >> 20) +
+                                " MiB of answers that clients have not read (--max-unread-bytes); retry shortly"},
+                           true);
+    }
     // A request larger than the whole queue could never be accepted: 413, not 429.
     const std::size_t max_items = std::min(server_.options.max_items_per_request, server_.batcher.options().max_queue);
     std::optional<std::string> header_length;
@@ -510,7 +517,10 @@ class Session : public std::enable_shared_from_this<Session> {
     if (head_only_) response->body().clear();
     phase_ = Phase::Writing;
     expire_after(stream_, server_.options.write_timeout);
-    http::async_write(stream_, *response, [self = shared_from_this(), response](beast::error_code ec, std::size_t) {
+    const auto held = static_cast<std::int64_t>(response->body().size());
+    server_.metrics.unread_answer_bytes += held;
+    http::async_write(stream_, *response, [self = shared_from_this(), response, held](beast::error_code ec, std::size_t) {
+      self->server_.metrics.unread_answer_bytes -= held;
       self->stream_.expires_never();
       if (ec == beast::error::timeout) ++self->server_.metrics.write_timeouts;
       if (ec) return self->close();

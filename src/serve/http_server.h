@@ -32,6 +32,11 @@ struct ServerOptions {
   std::chrono::milliseconds drain_timeout{25000};
   // Connections open at once at most; more are answered 503 and closed (0: no cap).
   std::size_t max_connections = 8192;
+  // Answer bytes that clients have not read yet, summed over connections (0: no cap).
+  // Above it inference requests are answered 503 until clients read or go: a client that
+  // asks for a large answer and never reads it holds the answer until the write timeout,
+  // and thousands of them would hold gigabytes.
+  std::size_t max_unread_bytes = std::size_t{512} << 20;
   // The JSON workers (large bodies and answers) at the lowest priority, as
   // runtime::BatcherOptions::after_threads_idle.
   bool json_workers_idle = false;

@@ -94,6 +94,8 @@ std::string Metrics::render() const {
   gauge("geoalign_items_total", "counter", "Pairs and addresses run through the model.", pairs_scored.load());
   gauge("geoalign_batches_total", "counter", "Batches run.", batches.load());
   gauge("geoalign_open_connections", "gauge", "Client connections open now.", open_connections.load());
+  gauge("geoalign_unread_answer_bytes", "gauge", "Bytes of answers their clients have not read yet.",
+        unread_answer_bytes.load());
   gauge("geoalign_refused_connections_total", "counter",
         "Connections answered 503 and closed because --max-connections were open.", refused_connections.load());
   gauge("geoalign_cancelled_requests_total", "counter",

@@ -43,6 +43,8 @@ class Metrics : public runtime::BatchObserver {
   // connections closed for a read, idle or write timeout.
   std::atomic<std::uint64_t> accept_errors{0}, read_timeouts{0}, idle_timeouts{0}, write_timeouts{0};
   std::atomic<std::int64_t> open_connections{0};
+  // Bytes of answers being written, not yet taken by their clients.
+  std::atomic<std::int64_t> unread_answer_bytes{0};
   std::atomic<std::uint64_t> refused_connections{0};  // answered 503 past --max-connections
   std::atomic<std::uint64_t> hangups{0};  // requests whose connection ended while they waited
 
