@@ -494,5 +494,75 @@ TEST(BatcherWithMatchHead, InvisibleCharactersNeitherChangeNorPoisonAnswers) {
   expect_same(wait(second)->matches, want, 0.0f);
 }
 
+// The match kind, except that comparing a pair whose first address is "fail" throws, and
+// it notes which threads compared.
+class FailingCompareKind final : public RequestKind {
+ public:
+  ModelPass pass() const override { return match_kind().pass(); }
+  void accept(InferenceRequest& r) const override { match_kind().accept(r); }
+  bool prepare(BatchItem& item, const BatchContext& context) const override { return match_kind().prepare(item, context); }
+  bool completes(const BatchContext& context) const override { return match_kind().completes(context); }
+  void complete(BatchItem& item, const BatchContext& context) const override {
+    {
+      std::lock_guard lock(mutex_);
+      threads_.insert(std::this_thread::get_id());
+    }
+    if (item.request->first[item.index] == "fail") throw Error("comparing failed");
+    match_kind().complete(item, context);
+  }
+  void store(BatchItem& item, ModelOutput output, const BatchContext& context) const override {
+    match_kind().store(item, std::move(output), context);
+  }
+  std::set<std::thread::id> threads() const {
+    std::lock_guard lock(mutex_);
+    return threads_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  mutable std::set<std::thread::id> threads_;
+};
+
+// A batch of one or two pairs parses and compares them on a second core while the encoder
+// runs on one: the answers are exactly the offline ones, the parsing runs off the model's
+// thread, and a pair whose comparing fails fails its request alone.
+TEST(BatcherWithMatchHead, ASmallBatchComparesBesideTheEncoderWithTheOfflineAnswers) {
+  const auto dir = source_dir() / "models/default";
+  if (!std::filesystem::exists(dir / "match_head.json")) GTEST_SKIP() << "no shipped match head";
+  const PairScorer scorer(model::ModelFolder::load(dir));
+  // Two threads, except under ThreadSanitizer (OMP_NUM_THREADS=1 there, as libgomp's
+  // uninstrumented workers give false reports): then everything runs on the model's thread.
+  const char* omp = std::getenv("OMP_NUM_THREADS");
+  const bool one_thread = omp != nullptr && std::string(omp) == "1";
+  const int before = process_num_threads();
+  set_num_threads(one_thread ? 1 : 2);
+  const FailingCompareKind kind;
+  ThreadRecorder recorder;
+  {
+    Batcher batcher(scorer, {}, &recorder);
+    for (const AddressPair& pair : kPairs) {
+      auto alone = match_request({pair});
+      alone->kind = &kind;
+      auto answered = submit(batcher, alone);
+      expect_same(wait(answered)->matches, offline(scorer, {pair}), 0.0f);
+    }
+    const std::set<std::thread::id> compared_on = kind.threads(), model_threads = recorder.model_threads;
+    ASSERT_EQ(model_threads.size(), 1u);
+    EXPECT_EQ(compared_on.count(*model_threads.begin()), one_thread ? 1u : 0u) << "where a lone pair was compared";
+    batcher.pause();
+    auto good = match_request({kPairs[0]}), bad = match_request({{"fail", "北京"}});
+    good->kind = bad->kind = &kind;
+    auto good_done = submit(batcher, good), bad_done = submit(batcher, bad);
+    for (int i = 0; i < 60000 && batcher.model_queue_items() < 2; ++i) std::this_thread::sleep_for(1ms);
+    ASSERT_EQ(batcher.model_queue_items(), 2u);  // the good pair and the bad one share the next batch
+    batcher.resume();
+    expect_same(wait(good_done)->matches, offline(scorer, {kPairs[0]}), 0.0f);
+    const auto failed = wait(bad_done);
+    EXPECT_EQ(failed->outcome, InferenceRequest::Outcome::Failed);
+    EXPECT_NE(failed->error.find("comparing failed"), std::string::npos) << failed->error;
+  }
+  set_num_threads(before);
+}
+
 }  // namespace
 }  // namespace geoalign::runtime

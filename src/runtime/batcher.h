@@ -98,6 +98,11 @@ class Batcher {
   void take_batch(std::vector<BatchItem>& batch);
   void run_batch(std::vector<BatchItem>& batch, model::BertModel::Workspace& ws);
   void complete_stage(std::vector<BatchItem*>& live);
+  // Whether a batch is small enough to run complete_stage beside the encoder (one core each).
+  bool completes_beside_encoder(const std::vector<BatchItem*>& live) const;
+  // complete_stage(live) on one core while the encoder classifies all of them on another,
+  // then the decision for the items that completed.
+  std::vector<ModelOutput> classify_beside_completion(std::vector<BatchItem*>& live, model::BertModel::Workspace& ws);
   std::vector<ModelOutput> run_model(ModelPass pass, std::span<const text::EncodedInput* const> inputs,
                                      model::BertModel::Workspace& ws) const;
   void after_loop();

@@ -129,17 +129,26 @@ void PairScorer::classify(std::span<const text::EncodedInput* const> inputs, mod
                           std::vector<float>* encoder) const {
   Tensor probabilities;
   encoder_probabilities(inputs, ws, probabilities, timer);
-  const auto n = static_cast<std::size_t>(probabilities.dim(1));
-  const std::vector<float> encoder_host = probabilities.to_vector();
-  const float* final = encoder_host.data();
-  if (encoder) encoder->assign(final, final + inputs.size() * n);
+  std::vector<float> encoder_host = probabilities.to_vector();
+  decide(inputs, encoder_host, results, timer);
+  if (encoder) *encoder = std::move(encoder_host);
+}
+
+void PairScorer::decide(std::span<const text::EncodedInput* const> inputs, std::span<const float> encoder,
+                        std::vector<MatchResult>& results, model::StageTimer* timer) const {
+  const std::size_t n = labels().size();
+  if (encoder.size() != inputs.size() * n) {
+    throw Error("expected " + std::to_string(inputs.size() * n) + " encoder probabilities, got " +
+                std::to_string(encoder.size()));
+  }
+  const float* final = encoder.data();
   std::vector<float> head_probabilities;
   if (folder_.head) {
     model::ScopedStage stage(timer, "match head trees");
     std::vector<std::span<const float>> features;
     for (const auto* input : inputs) features.emplace_back(input->pair_features);
     head_probabilities.resize(inputs.size() * n);
-    folder_.head->probabilities(features, {final, inputs.size() * n}, head_probabilities);
+    folder_.head->probabilities(features, encoder, head_probabilities);
     final = head_probabilities.data();
   }
   results.clear();

@@ -54,7 +54,12 @@ class PairScorer {
   // The encoder's class probabilities [n, labels], before any match head.
   void encoder_probabilities(std::span<const text::EncodedInput* const> inputs, model::BertModel::Workspace& ws,
                              Tensor& probabilities, model::StageTimer* timer = nullptr) const;
-  // Final results: the encoder, then the match head's trees when the model has them.
+  // The decision from the encoder's probabilities [n, labels] (host memory, rows in input
+  // order): the match head's trees over the inputs' pair features when the model has
+  // them, then the label.
+  void decide(std::span<const text::EncodedInput* const> inputs, std::span<const float> encoder,
+              std::vector<MatchResult>& results, model::StageTimer* timer = nullptr) const;
+  // Final results: the encoder, then decide().
   // `encoder`, when given, receives the encoder's probabilities [n, labels] as well.
   void classify(std::span<const text::EncodedInput* const> inputs, model::BertModel::Workspace& ws,
                 std::vector<MatchResult>& results, model::StageTimer* timer = nullptr,

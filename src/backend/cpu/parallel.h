@@ -109,6 +109,16 @@ void parallel_for_dynamic(std::int64_t n, std::int64_t grain, Fn&& fn) {
   failure.rethrow_if_failed();
 }
 
+// Runs first() on the calling thread and second() on another thread of the pool at the
+// same time (both on the caller, one after the other, where the pool has one thread);
+// the parallel loops inside each run on its thread alone. For two jobs that each gain
+// less from the cores than from running beside the other. Rethrows first()'s exception,
+// else second()'s, once both have ended.
+template <typename First, typename Second>
+void run_side_by_side(First&& first, Second&& second) {
+  parallel_for(2, [&](std::int64_t job) { job == 0 ? first() : second(); });
+}
+
 // Runs fn(thread, threads) once on every thread of a parallel region (each takes its own
 // share of a layer); the exception of the lowest-numbered thread that threw is rethrown
 // on the caller's thread.
