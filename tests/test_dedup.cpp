@@ -12,6 +12,7 @@
 #include "dedup/pair_evaluation.h"
 #include "dedup/pair_scoring.h"
 #include "index/exact_neighbours.h"
+#include "runtime/rerank_scorer.h"
 #include "support/cli_run.h"
 #include "support/temp_dir.h"
 
@@ -209,6 +210,45 @@ TEST(ExactNeighbours, AgreeWithAPlainScanAndBreakTiesByRowNumber) {
   EXPECT_EQ(found[5][0].record, 10u);
   EXPECT_EQ(found[5][1].record, 11u);
   EXPECT_EQ(found[10][0].record, 5u);
+}
+
+// One rerank implementation: `score --head rerank` (pairs of text), search's rerank
+// (AddressModel::score over parsed addresses) and dedup's pair scoring (both orders,
+// averaged) give the same probabilities for the same pairs, and the head tells the clear
+// cases apart.
+TEST(Dedup, ScoreSearchAndDedupShareOneRerankPath) {
+  const auto dir = source_dir() / "models/default";
+  if (!std::filesystem::exists(dir / match::MatchHead::kRerankFileName)) GTEST_SKIP() << "no shipped rerank head";
+  const auto model = index::AddressModel::load(dir, Precision::FP32, "rerank");
+  ASSERT_TRUE(model->fast_pairs());
+  const auto rerank = runtime::RerankScorer::load(dir);
+  const std::vector<std::string> texts = {"杭州市西湖区文三路478号华星科技大厦", "\u200B文三路478号 华星科技大厦",
+                                          "北京市海淀区中关村大街27号", "广州市天河区体育西路191号",
+                                          "杭州市西湖区文三路478号华星科技大厦"};
+  const std::vector<std::pair<std::uint32_t, std::uint32_t>> numbered = {{0, 1}, {1, 0}, {0, 2}, {2, 3}, {0, 4}};
+  std::vector<AddressPair> as_text;
+  std::vector<index::Address> addresses;
+  for (const auto& t : texts) addresses.push_back(model->prepare(model->normalize(t)));
+  std::vector<std::pair<const index::Address*, const index::Address*>> as_parsed;
+  std::vector<dedup::AddressPair> as_numbers;
+  for (const auto& [a, b] : numbered) {
+    as_text.push_back({texts[a], texts[b]});
+    as_parsed.emplace_back(&addresses[a], &addresses[b]);
+    as_numbers.push_back({a, b});
+  }
+  const auto by_text = rerank.score(as_text);
+  const auto by_parse = model->score(as_parsed);
+  const auto evidence = dedup::score_pairs(*model, addresses, as_numbers);
+  ASSERT_EQ(by_text.size(), numbered.size());
+  for (std::size_t i = 0; i < numbered.size(); ++i) {
+    EXPECT_EQ(by_parse[i].label, by_text[i].label) << i;
+    EXPECT_EQ(by_parse[i].probabilities, by_text[i].probabilities) << i;
+    const auto swapped = rerank.score(std::vector<AddressPair>{{as_text[i].b, as_text[i].a}}).front();
+    EXPECT_FLOAT_EQ(evidence[i].p_exact_match, 0.5f * (by_text[i].p_exact_match + swapped.p_exact_match)) << i;
+    EXPECT_FLOAT_EQ(evidence[i].p_not_match, 0.5f * (by_text[i].p_not_match + swapped.p_not_match)) << i;
+  }
+  EXPECT_EQ(by_text[4].label, "exact_match");  // the same text twice
+  EXPECT_EQ(by_text[3].label, "not_match");    // two cities
 }
 
 // Which of two addresses came first in the file must not decide whether they merge: the

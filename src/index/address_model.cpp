@@ -45,22 +45,22 @@ AddressModel::AddressModel(std::shared_ptr<const runtime::PairScorer> scorer, co
                            bool use_rerank)
     : scorer_holder_(std::move(scorer)), scorer_(*scorer_holder_) {
   const auto& f = scorer_.folder();
-  if (f.head) comparer_ = &f.head->comparer();
   if (f.parser->available()) {
     // Stored parses keep elements: the prior of the admin guess changes neither them nor
     // the unguessed chains search and dedup complete from them.
     constexpr std::string_view kNotInParses[] = {geo::kPriorFile};
     parser_checksum_ = folder_checksum(f.parser->folder(), kNotInParses) * 31 + geo::kElementsVersion;
   }
-  if (use_rerank && comparer_ && std::filesystem::exists(dir / match::MatchHead::kRerankFileName)) {
-    rerank_ = match::MatchHead::load(dir, scorer_.labels().size(), match::MatchHead::kRerankFileName);
+  if (use_rerank && std::filesystem::exists(dir / match::MatchHead::kRerankFileName)) {
+    rerank_ = std::make_unique<const runtime::RerankScorer>(runtime::RerankScorer::load(dir));
   }
   const std::string probe = "北京市";
   dim_ = embed(std::vector<std::string_view>{probe}).size();
 }
 
 std::optional<float> AddressModel::link_threshold(std::string_view rule) const {
-  const auto& head = rerank_ ? rerank_ : scorer_.folder().head;
+  if (rerank_) return rerank_->link_threshold(rule);
+  const auto& head = scorer_.folder().head;
   return head ? head->link_threshold(rule) : std::nullopt;
 }
 
@@ -118,33 +118,16 @@ std::vector<float> AddressModel::embed(std::span<const std::string_view> normali
 }
 
 std::vector<MatchResult> AddressModel::score(std::span<const std::pair<const Address*, const Address*>> pairs) const {
-  std::vector<MatchResult> results;
-  results.reserve(pairs.size());
   if (rerank_) {
-    const std::size_t labels = scorer_.labels().size();
-    // Each address once, however many of the pairs it is in: a deduplication's pairs come
-    // sorted by their first address, which meets a few dozen others.
-    std::unordered_map<const Address*, std::size_t> slot;
-    std::vector<match::ComparedAddress> compared;
-    auto compared_of = [&](const Address* address) -> const match::ComparedAddress& {
-      const auto [it, added] = slot.try_emplace(address, compared.size());
-      if (added) compared.push_back(comparer_->compared(address->parsed));
-      return compared[it->second];
-    };
-    for (const auto& [a, b] : pairs) compared_of(a), compared_of(b);
-    std::vector<std::vector<float>> features;
-    features.reserve(pairs.size());
-    for (const auto& [a, b] : pairs) features.push_back(comparer_->features(compared_of(a), compared_of(b)));
-    const std::vector<std::span<const float>> rows(features.begin(), features.end());
-    std::vector<float> probabilities(pairs.size() * labels);
-    rerank_->probabilities(rows, {}, probabilities);
-    for (std::size_t k = 0; k < pairs.size(); ++k) results.push_back(scorer_.folder().roles.result(scorer_.labels(), probabilities.data() + k * labels));
-    return results;
+    std::vector<runtime::RerankScorer::ParsedPair> parsed;
+    parsed.reserve(pairs.size());
+    for (const auto& [a, b] : pairs) parsed.emplace_back(&a->parsed, &b->parsed);
+    return rerank_->score(parsed);
   }
   scorer_.require_classifier();
   std::vector<text::EncodedInput> inputs;
   for (const auto& [a, b] : pairs) inputs.push_back(scorer_.encode_pair(a->text, b->text));
-  results.resize(pairs.size());
+  std::vector<MatchResult> results(pairs.size());
   std::vector<MatchResult> batch_results;
   std::lock_guard lock(mutex_);
   runtime::for_each_length_batch(inputs, kBatchSize, [&](auto batch, std::span<const std::size_t> slots) {

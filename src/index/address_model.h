@@ -13,6 +13,7 @@
 #include "geoalign/matcher.h"
 #include "geoalign/parser.h"
 #include "runtime/pair_scorer.h"
+#include "runtime/rerank_scorer.h"
 
 namespace geoalign::index {
 
@@ -80,8 +81,7 @@ class AddressModel {
   AddressModel(std::shared_ptr<const runtime::PairScorer> scorer, const std::filesystem::path& dir, bool use_rerank);
   std::shared_ptr<const runtime::PairScorer> scorer_holder_;
   const runtime::PairScorer& scorer_;
-  std::shared_ptr<const match::MatchHead> rerank_;
-  const match::PairComparer* comparer_ = nullptr;
+  std::unique_ptr<const runtime::RerankScorer> rerank_;
   std::uint64_t parser_checksum_ = 0;
   std::size_t dim_ = 0;
   mutable std::mutex mutex_;  // guards the workspace

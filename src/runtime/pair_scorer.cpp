@@ -1,8 +1,6 @@
 #include "runtime/pair_scorer.h"
 
-#include <array>
-#include <unordered_map>
-
+#include "runtime/compare_pairs.h"
 #include "runtime/run_in_parallel.h"
 #include "runtime/token_batch.h"
 
@@ -57,36 +55,8 @@ std::vector<text::EncodedInput> PairScorer::encode_pairs(std::span<const Address
 }
 
 void PairScorer::compare_all(std::span<const NormalizedPair> pairs, std::span<text::EncodedInput> inputs) const {
-  // Files of candidate pairs repeat their queries (CCKS: 3,964 distinct first addresses
-  // in 18,373 pairs), and parsing is most of the comparing. features(compared(parse(a)),
-  // compared(parse(b))) equals features(a, b), so each distinct address is parsed and
-  // read once.
-  std::unordered_map<std::string_view, std::size_t> index;
-  std::vector<std::string_view> distinct;
-  std::vector<std::size_t> first_pair;  // per distinct address
-  std::vector<std::array<std::size_t, 2>> sides(pairs.size());
-  for (std::size_t i = 0; i < pairs.size(); ++i) {
-    for (std::size_t side = 0; side < 2; ++side) {
-      const std::string_view text = side == 0 ? pairs[i].a : pairs[i].b;
-      const auto [at, added] = index.emplace(text, distinct.size());
-      if (added) {
-        distinct.push_back(text);
-        first_pair.push_back(i);
-      }
-      sides[i][side] = at->second;
-    }
-  }
-  // Addresses are numbered as pairs first name them, so the lowest failing one is in the
-  // lowest pair that fails, as comparing a pair at a time would report.
-  const auto pair_of = [&](std::size_t d) { return "pair " + std::to_string(first_pair[d]); };
-  const auto parsed =
-      run_in_parallel_named(distinct.size(), pair_of, [&](std::size_t d) { return comparer_->parse(distinct[d]); });
-  const auto read =
-      run_in_parallel_named(distinct.size(), pair_of, [&](std::size_t d) { return comparer_->compared(parsed[d]); });
-  run_in_parallel(pairs.size(), "pair", [&](std::size_t i) {
-    inputs[i].pair_features = comparer_->features(read[sides[i][0]], read[sides[i][1]]);
-    return true;
-  });
+  std::vector<std::vector<float>> features = compare_pairs(*comparer_, pairs);
+  for (std::size_t i = 0; i < pairs.size(); ++i) inputs[i].pair_features = std::move(features[i]);
 }
 
 std::vector<text::EncodedInput> PairScorer::encode_addresses(std::span<const std::string> addresses) const {

@@ -9,13 +9,9 @@
 #include "geoalign/matcher.h"
 #include "model/model_folder.h"
 #include "model/stage_timer.h"
+#include "runtime/normalized_pair.h"
 
 namespace geoalign::runtime {
-
-// A pair after the model's normalization: the only text any later stage reads.
-struct NormalizedPair {
-  std::string a, b;
-};
 
 // The one pipeline shared by the Matcher API, the CLI (score, features, profile) and the
 // server: normalize -> tokenize -> compare (parse both addresses and compute the match

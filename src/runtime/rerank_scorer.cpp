@@ -1,6 +1,9 @@
 #include "runtime/rerank_scorer.h"
 
+#include <unordered_map>
+
 #include "model/config.h"
+#include "runtime/compare_pairs.h"
 #include "runtime/run_in_parallel.h"
 
 namespace geoalign::runtime {
@@ -26,16 +29,36 @@ RerankScorer RerankScorer::load(const std::filesystem::path& model_dir) {
 
 std::vector<MatchResult> RerankScorer::score(std::span<const AddressPair> pairs) const {
   // The head reads the text the encoder would: normalized as the folder asks.
-  const auto features = run_in_parallel(pairs.size(), "pair", [&](std::size_t i) {
-    return head_->comparer().features(normalizer_.normalize(pairs[i].a), normalizer_.normalize(pairs[i].b));
+  const auto normalized = run_in_parallel(pairs.size(), "pair", [&](std::size_t i) {
+    return NormalizedPair{normalizer_.normalize(pairs[i].a), normalizer_.normalize(pairs[i].b)};
   });
+  return results_of(compare_pairs(head_->comparer(), normalized));
+}
+
+std::vector<MatchResult> RerankScorer::score(std::span<const ParsedPair> pairs) const {
+  // A deduplication's pairs come sorted by their first address, which meets a few dozen others.
+  std::unordered_map<const ParsedAddress*, std::size_t> slot;
+  std::vector<match::ComparedAddress> compared;
+  auto compared_of = [&](const ParsedAddress* address) -> const match::ComparedAddress& {
+    const auto [it, added] = slot.try_emplace(address, compared.size());
+    if (added) compared.push_back(head_->comparer().compared(*address));
+    return compared[it->second];
+  };
+  for (const auto& [a, b] : pairs) compared_of(a), compared_of(b);
+  std::vector<std::vector<float>> features;
+  features.reserve(pairs.size());
+  for (const auto& [a, b] : pairs) features.push_back(head_->comparer().features(compared_of(a), compared_of(b)));
+  return results_of(features);
+}
+
+std::vector<MatchResult> RerankScorer::results_of(const std::vector<std::vector<float>>& features) const {
   const std::vector<std::span<const float>> rows(features.begin(), features.end());
   const std::size_t n = labels_.size();
-  std::vector<float> probabilities(pairs.size() * n);
+  std::vector<float> probabilities(features.size() * n);
   head_->probabilities(rows, {}, probabilities);
   std::vector<MatchResult> results;
-  results.reserve(pairs.size());
-  for (std::size_t k = 0; k < pairs.size(); ++k) results.push_back(roles_.result(labels_, &probabilities[k * n]));
+  results.reserve(features.size());
+  for (std::size_t k = 0; k < features.size(); ++k) results.push_back(roles_.result(labels_, &probabilities[k * n]));
   return results;
 }
 

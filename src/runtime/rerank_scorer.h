@@ -2,11 +2,15 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "geoalign/matcher.h"
+#include "geoalign/parser.h"
 #include "match/match_head.h"
 #include "model/model_folder.h"
 #include "text/normalize.h"
@@ -16,18 +20,31 @@ namespace geoalign::runtime {
 // A model folder's rerank head (rerank_head.json) on its own: the folder's normalization,
 // then the head's pair features and trees, and no encoder, whose weights are not even
 // loaded. What search rerank and deduplication can afford on tens of millions of pairs;
-// `score` and `eval` run it with --head rerank. Thread-safe.
+// `score` and `eval` run it with --head rerank. The one implementation of rerank scoring:
+// text pairs (score, eval) and parsed ones (search, dedup) meet in results_of(). Thread-safe.
 class RerankScorer {
  public:
   // Throws Error naming the file when the folder has no rerank head or a malformed one.
   static RerankScorer load(const std::filesystem::path& model_dir);
 
-  // Results in input order. Throws Error naming the first pair with invalid UTF-8.
+  // Pairs of raw text, normalized as the folder asks, over every core; each distinct
+  // address parsed once. Results in input order. Throws Error naming the first pair that
+  // fails (invalid UTF-8).
   std::vector<MatchResult> score(std::span<const AddressPair> pairs) const;
+  // Pairs of addresses parsed already for comparison (match::parse_for_comparison of the
+  // normalized text, as search's index and dedup hold them), on the calling thread; each
+  // address read once, however many of the pairs it is in.
+  using ParsedPair = std::pair<const ParsedAddress*, const ParsedAddress*>;
+  std::vector<MatchResult> score(std::span<const ParsedPair> pairs) const;
+
+  // The head's link threshold for a merge rule, when its trainer chose one.
+  std::optional<float> link_threshold(std::string_view rule) const { return head_->link_threshold(rule); }
 
  private:
   RerankScorer(std::vector<std::string> labels, text::AddressNormalizer normalizer,
                std::unique_ptr<const match::MatchHead> head);
+  // The trees over each pair's features, then the label.
+  std::vector<MatchResult> results_of(const std::vector<std::vector<float>>& features) const;
 
   std::vector<std::string> labels_;
   model::LabelRoles roles_;
