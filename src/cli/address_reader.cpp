@@ -8,16 +8,13 @@
 #include "cli/args.h"
 #include "cli/input_file.h"
 #include "cli/line_reader.h"
+#include "cli/model_options.h"
 #include "geoalign/error.h"
 #include "index/address_model.h"
 #include "text/markup.h"
 #include "text/unicode.h"
 
 namespace geoalign::cli {
-
-void check_on_error(const std::string& on_error) {
-  if (on_error != "fail" && on_error != "skip") throw UsageError("--on-error must be fail or skip");
-}
 
 BadRows::BadRows(std::string on_error, std::string command, std::string file)
     : on_error_(std::move(on_error)), command_(std::move(command)), file_(std::move(file)) {

@@ -53,7 +53,4 @@ std::vector<AddressRow> name_rows_by_line(std::vector<AddressRow> rows, BadRows&
 // when it can.
 std::string normalization_problem(const index::AddressModel& model, const std::string& text);
 
-// Throws UsageError unless on_error is "fail" or "skip".
-void check_on_error(const std::string& on_error);
-
 }  // namespace geoalign::cli

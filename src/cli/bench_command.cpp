@@ -83,12 +83,12 @@ double chars_per_second_of_rounds(std::size_t chars, Round&& round) {
 
 int run_bench(int argc, char** argv, int first) {
   Args args("bench",
-            {{"model", true, "model folder in Hugging Face layout", "models/default"},
+            {kModelOption,
              {"input", true, "pairs whose lengths to use", "examples/bench_pairs.tsv"},
              {"batch-sizes", true, "batch sizes to measure", "1,4,8,16,32,64,128"},
              {"precision", true, "precisions to measure, comma-separated", "fp32,bf16,int8"},
              {"seconds", true, "measured time per batch size", "3"},
-             {"threads", true, "CPU threads, 0 = one per core", "0"},
+             kThreadsOption,
              kDeviceOption,
              {"json", false, "print JSON instead of a table", ""}},
             "");
@@ -110,7 +110,7 @@ int run_bench(int argc, char** argv, int first) {
   }
   const auto sizes = parse_sizes(args);
   const double budget = static_cast<double>(args.integer("seconds", 1, 3600));
-  set_num_threads(static_cast<int>(args.integer("threads", 0, 1024)));
+  set_num_threads(threads_option(args));
   const auto pairs = read_valid_pairs(args.value("input"));
 
   nlohmann::json rows = nlohmann::json::array();

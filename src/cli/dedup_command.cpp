@@ -121,7 +121,7 @@ void write_pairs(OutputFile& file, PairsFile kind, std::span<const dedup::PairEv
 
 int run_dedup(int argc, char** argv, int first) {
   Args args("dedup",
-            {{"model", true, "model folder", "models/default"},
+            {kModelOption,
              {"input", true, "addresses: one per line, or id<TAB>address", ""},
              {"out", true, "clusters TSV, - for standard output", "-"},
              {"threshold", true, "mean link two clusters need to merge (default: the one the model's head was trained to, else 0.5)", ""},
@@ -130,13 +130,13 @@ int run_dedup(int argc, char** argv, int first) {
              {"explain", true, "write every scored pair inside a cluster to this TSV, with what joined it: its own link at the threshold (own_link) or average linkage through the cluster's other members (average_linkage)", ""},
              {"scored-pairs", true, "write every scored pair, with its link and whether it ended in one cluster, to this TSV", ""},
              {"eval", true, "labelled pairs (addr1<TAB>addr2<TAB>label): report pairwise precision, recall, F1", ""},
-             {"head", true, "pair scorer: rerank (parses and trees, fast) or match (cross-encoder and match head, as score)", "rerank"},
+             kPairScorerOption,
              kParserOption,
              {"exhaustive-check", false, "also score every pair (up to 20,000 addresses) and report the share of linked pairs blocking proposed", ""},
              {"missed", true, "with --exhaustive-check: write the linked pairs blocking did not propose to this TSV", ""},
-             {"precision", true, "fp32, bf16, int8 or auto", "auto"},
-             {"threads", true, "CPU threads, 0 = one per core", "0"},
-             {"on-error", true, "bad lines: fail (stop) or skip (report and go on)", "fail"}},
+             kPrecisionOption,
+             kThreadsOption,
+             kOnErrorOption},
             "");
   args.parse(argc, argv, first);
   if (args.flag("help")) {
@@ -144,7 +144,7 @@ int run_dedup(int argc, char** argv, int first) {
               << "cluster_id is the id of the cluster's first row; lines without an id are named by their line number.\n";
     return 0;
   }
-  check_on_error(args.value("on-error"));
+  on_error_option(args);
   if (args.value("input").empty()) throw UsageError("--input is required");
   if (args.value("out").empty()) throw UsageError("--out must name a file, or - for standard output");
   dedup::DedupOptions options;
@@ -156,7 +156,7 @@ int run_dedup(int argc, char** argv, int first) {
     options.threshold = static_cast<float>(args.real("threshold", 0.0, 1.0));  // a number, nothing after it
     if (!(*options.threshold > 0.0f)) throw UsageError("--threshold must be in (0, 1]");  // 1e-50 is 0 as a float
   }
-  set_num_threads(static_cast<int>(args.integer("threads", 0, 1024)));
+  set_num_threads(threads_option(args));
 
   Progress progress("dedup", "addresses");
   const auto model = index::AddressModel::load(args.value("model"), precision_option(args), args.value("head"), args.value("parser"));

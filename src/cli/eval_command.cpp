@@ -4,6 +4,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cli/model_options.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/pair_reader.h"
@@ -61,12 +62,12 @@ void print_report(const char* title, const eval::ClassificationReport& r) {
 int run_eval(int argc, char** argv, int first) {
   Args args("eval",
             {{"data", true, "labelled TSV: addr1<TAB>addr2<TAB>label (names or 0/1/2)", ""},
-             {"model", true, "model folder in Hugging Face layout", "models/default"},
+             kModelOption,
              {"binary", false, "gold labels are 0/1 (same place or not); partial or exact counts as a match", ""},
              {"lcs-thresholds", true, "the LCS baseline's partial,exact cut-offs", "0.31,0.57"},
-             {"batch-size", true, "pairs per batch", "64"},
-             {"threads", true, "CPU threads, 0 = one per core", "0"},
-             {"precision", true, "fp32, int8, bf16 or auto (the fastest that keeps fp32 accuracy on this CPU)", "auto"},
+             kBatchSizeOption,
+             kThreadsOption,
+             kPrecisionOption,
              {"json", false, "print JSON instead of tables", ""},
              kHeadOption,
              kDeviceOption},
@@ -86,6 +87,9 @@ int run_eval(int argc, char** argv, int first) {
   }
   thresholds.partial = cut_offs[0];
   thresholds.exact = cut_offs[1];
+  // Usage errors before the data is read, however large it is.
+  const std::size_t batch_size = batch_size_option(args);
+  threads_option(args);
 
   std::ifstream in = open_for_reading(args.value("data"), "--data");
   PairReader reader(in, args.value("data"));
@@ -122,7 +126,7 @@ int run_eval(int argc, char** argv, int first) {
   }
 
   const ScorePairs score_pairs =
-      load_pair_scoring(args, static_cast<std::size_t>(args.integer("batch-size", 1, 65536)));
+      load_pair_scoring(args, batch_size);
   const auto results = score_pairs(pairs);
 
   const auto& names = binary ? kTwoClasses : kThreeClasses;

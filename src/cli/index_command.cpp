@@ -55,11 +55,11 @@ int run_index(int argc, char** argv, int first) {
   std::vector<Args::Option> options = {
       {"input", true, "addresses: one per line, or id<TAB>address", ""},
       {"precision", true, "fp32, bf16, int8 or auto (embeddings)", "auto"},
-      {"threads", true, "CPU threads, 0 = one per core", "0"},
-      {"on-error", true, "bad lines: fail (stop) or skip (report and go on)", "fail"},
+      kThreadsOption,
+      kOnErrorOption,
       kParserOption};
   if (build) {
-    options.push_back({"model", true, "model folder", "models/default"});
+    options.push_back(kModelOption);
     options.push_back({"out", true, "index folder to create", ""});
     options.push_back({"links", true, "HNSW graph degree (M)", "16"});
     options.push_back({"build-candidates", true, "HNSW ef_construction", "200"});
@@ -72,14 +72,14 @@ int run_index(int argc, char** argv, int first) {
     std::cout << args.usage();
     return 0;
   }
-  check_on_error(args.value("on-error"));
+  on_error_option(args);
   if (args.value("input").empty()) throw UsageError("--input is required");
   const std::string out = build ? args.value("out") : args.value("index");
   if (out.empty()) throw UsageError(build ? "--out is required" : "--index is required");
   if (build && std::filesystem::exists(std::filesystem::path(out) / index::AddressIndex::kManifest)) {
     throw UsageError(out + " already holds an index (use geoalign index add, or another --out)");
   }
-  set_num_threads(static_cast<int>(args.integer("threads", 0, 1024)));
+  set_num_threads(threads_option(args));
   const Precision precision = precision_option(args);
 
   Progress progress("index " + action, "addresses");

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "backend/device.h"
@@ -14,6 +15,25 @@ Precision precision_option(const Args& args);
 // One value of a --precision list (bench's fp32,int8).
 Precision precision_value(const std::string& value);
 Device device_option(const Args& args);
+
+// The options most commands share, declared once so that their help, defaults and checks
+// cannot drift apart between commands.
+extern const Args::Option kModelOption;      // --model DIR, default models/default
+extern const Args::Option kPrecisionOption;  // --precision fp32|bf16|int8|auto
+extern const Args::Option kThreadsOption;    // --threads N, 0 = one per core
+extern const Args::Option kBatchSizeOption;  // --batch-size N pairs per encoder batch
+extern const Args::Option kOnErrorOption;    // --on-error fail|skip
+// search's and dedup's --head: the rerank head (parses and trees) or the cross-encoder.
+extern const Args::Option kPairScorerOption;
+
+// --threads, 0 to kMaxThreads (a UsageError outside).
+int threads_option(const Args& args);
+// --batch-size, 1 to 65,536.
+std::size_t batch_size_option(const Args& args);
+// Throws UsageError unless on_error is "fail" or "skip".
+void check_on_error(const std::string& on_error);
+// --on-error, checked.
+std::string on_error_option(const Args& args);
 
 // --parser DIR: the parser for a model folder without a match head (an MGeo or Hugging
 // Face folder); empty: the folder's own parser/, else the bundled one (model/folder_parser.h).

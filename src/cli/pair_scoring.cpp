@@ -21,7 +21,7 @@ ScorePairs load_pair_scoring(const Args& args, std::size_t batch_size) {
   const std::string head = args.value("head");
   MatcherOptions options;
   options.precision = precision_option(args);
-  options.threads = static_cast<int>(args.integer("threads", 0, 1024));
+  options.threads = threads_option(args);
   device_option(args);  // an unknown device is a usage error, before the model loads
   options.device = args.value("device");
   if (head == "rerank") {

@@ -17,11 +17,11 @@ namespace geoalign::cli {
 
 int run_profile(int argc, char** argv, int first) {
   Args args("profile",
-            {{"model", true, "model folder in Hugging Face layout", "models/default"},
+            {kModelOption,
              {"input", true, "pairs to run", "examples/bench_pairs.tsv"},
-             {"batch-size", true, "pairs per batch", "64"},
-             {"threads", true, "CPU threads, 0 = one per core", "0"},
-             {"precision", true, "fp32, int8, bf16 or auto (the fastest that keeps fp32 accuracy on this CPU)", "auto"}},
+             kBatchSizeOption,
+             kThreadsOption,
+             kPrecisionOption},
             "");
   args.parse(argc, argv, first);
   if (args.flag("help")) {
@@ -29,8 +29,8 @@ int run_profile(int argc, char** argv, int first) {
                                  "layer's attention and FFN, and the head.\n";
     return 0;
   }
-  set_num_threads(static_cast<int>(args.integer("threads", 0, 1024)));
-  const auto batch_size = static_cast<std::size_t>(args.integer("batch-size", 1, 65536));
+  set_num_threads(threads_option(args));
+  const auto batch_size = batch_size_option(args);
   const auto precision = model::resolve_precision(precision_option(args));
   const runtime::PairScorer scorer(model::ModelFolder::load(args.value("model"), precision));
   scorer.require_classifier();

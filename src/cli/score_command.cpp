@@ -2,6 +2,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "cli/model_options.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/input_file.h"
@@ -39,11 +40,11 @@ void write_results(const std::vector<PairRow>& rows, const std::vector<MatchResu
 
 int run_score(int argc, char** argv, int first) {
   Args args("score",
-            {{"model", true, "model folder in Hugging Face layout", "models/default"},
-             {"precision", true, "fp32, bf16, int8 or auto", "auto"},
-             {"batch-size", true, "pairs per batch", std::to_string(kDefaultBatchSize)},
-             {"threads", true, "CPU threads, 0 = one per core", "0"},
-             {"on-error", true, "bad rows: fail (stop) or skip (report and go on)", "fail"},
+            {kModelOption,
+             kPrecisionOption,
+             kBatchSizeOption,
+             kThreadsOption,
+             kOnErrorOption,
              kHeadOption,
              kDeviceOption},
             "[FILE|-]");
@@ -54,9 +55,8 @@ int run_score(int argc, char** argv, int first) {
               << "score = P(exact_match) + 0.5 * P(partial_match).\n";
     return 0;
   }
-  const std::string on_error = args.value("on-error");
-  if (on_error != "fail" && on_error != "skip") throw UsageError("--on-error must be fail or skip");
-  const auto batch_size = static_cast<std::size_t>(args.integer("batch-size", 1, 65536));
+  const std::string on_error = on_error_option(args);
+  const auto batch_size = batch_size_option(args);
   if (args.positional().size() > 1) throw UsageError("score reads one input; got " + std::to_string(args.positional().size()));
   const std::string input = args.positional().empty() ? "-" : args.positional()[0];
 

@@ -46,12 +46,12 @@ int run_search(int argc, char** argv, int first) {
              {"candidates", true, "candidates from each of the lexical and vector searches (at least --rerank and --k)", "100"},
              {"region", true, "only results in this province, city or district (北京市, 深圳市南山区)", ""},
              {"region-from-query", false, "leave out results in other cities than the one the query names (results of unknown city stay)", ""},
-             {"head", true, "pair scorer: rerank (parses and trees, fast) or match (cross-encoder and match head, as score)", "rerank"},
+             kPairScorerOption,
              kParserOption,
-             {"precision", true, "fp32, bf16, int8 or auto", "auto"},
-             {"threads", true, "CPU threads, 0 = one per core", "0"},
+             kPrecisionOption,
+             kThreadsOption,
              {"batch", true, "queries searched together (1: one at a time, for latency)", std::to_string(index::kSearchBatch)},
-             {"on-error", true, "bad lines: fail (stop) or skip (report and go on)", "fail"}},
+             kOnErrorOption},
             "[FILE|-]");
   args.parse(argc, argv, first);
   if (args.flag("help")) {
@@ -63,11 +63,10 @@ int run_search(int argc, char** argv, int first) {
                  "the fused retrieval score for the rest.\n";
     return 0;
   }
-  const std::string on_error = args.value("on-error");
-  if (on_error != "fail" && on_error != "skip") throw UsageError("--on-error must be fail or skip");
+  const std::string on_error = on_error_option(args);
   if (args.value("index").empty()) throw UsageError("--index is required");
   if (args.positional().size() > 1) throw UsageError("search reads one input");
-  set_num_threads(static_cast<int>(args.integer("threads", 0, 1024)));
+  set_num_threads(threads_option(args));
   const index::AddressIndex ix = index::AddressIndex::open(args.value("index"));
   const std::filesystem::path model_dir = args.value("model").empty() ? ix.model_dir() : std::filesystem::path(args.value("model"));
   ix.check_model(model_dir);

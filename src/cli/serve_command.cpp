@@ -63,7 +63,7 @@ void warm_up(runtime::Batcher& batcher, const serve::SearchKind* search) {
 
 int run_serve(int argc, char** argv, int first) {
   Args args("serve",
-            {{"model", true, "model folder in Hugging Face layout", "models/default"},
+            {kModelOption,
              {"index", true, "index folder (geoalign index build) for POST /v1/search, built with --model's weights", ""},
              {"host", true, "address to listen on", "127.0.0.1"},
              {"port", true, "port to listen on (0 = any free port)", "8080"},
@@ -94,7 +94,7 @@ int run_serve(int argc, char** argv, int first) {
               "auto: the model's threads each on a core of their own when they are one per core this process may "
               "use; on: also with fewer threads (under taskset); off: the scheduler places them",
               "auto"},
-             {"precision", true, "fp32, int8, bf16 or auto (the fastest that keeps fp32 accuracy on this device)", "auto"},
+             kPrecisionOption,
              kDeviceOption,
              kParserOption},
             "");
@@ -144,7 +144,7 @@ int run_serve(int argc, char** argv, int first) {
     throw UsageError("--max-queue (" + std::to_string(batching.max_queue) + ") must be at least --max-batch-size (" +
                      std::to_string(batching.max_batch_size) + "): a batch could never fill");
   }
-  set_num_threads(static_cast<int>(args.integer("threads", 0, 1024)));
+  set_num_threads(threads_option(args));
 
   // A closed log pipe (geoalign serve 2>&1 | head -1) must not end the server at its next
   // log line: writes to it fail instead. A hangup while the model loads is ignored too;
