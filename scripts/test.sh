@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, then builds and runs the whole test suite twice: a Release
-# build (then the docs' runnable examples and named options against it), and the unit
+# build (then its install used from outside the tree, and the docs' runnable examples and
+# named options against it), and the unit
 # tests again under AddressSanitizer + UndefinedBehaviorSanitizer;
 # then installs the Python package and runs its tests; then the threaded tests under
 # ThreadSanitizer; then each libFuzzer target for a few seconds.
@@ -14,6 +15,11 @@ for kind in release asan; do
   echo "== $kind tests (at ${SECONDS} s)" >&2
   (cd "$root/build/$kind" && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j "$(nproc)")
 done
+
+# The installed library, headers and CMake package, used by a project outside the tree
+# (examples/cpp through find_package(geoalign)).
+echo "== install check (at ${SECONDS} s)" >&2
+"$root/scripts/check_install.sh" "$root/build/release"
 
 # The docs against the program: every runnable example in README.md and docs/ runs, and
 # every option they name exists (tools/check_docs.py).

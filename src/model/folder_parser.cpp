@@ -5,13 +5,20 @@
 namespace geoalign::model {
 
 namespace {
-std::mutex g_bundled_mutex;
-std::filesystem::path g_bundled_dir = GEOALIGN_BUNDLED_PARSER_DIR;
-
 bool folder_exists(const std::filesystem::path& dir) {
   std::error_code ec;
   return std::filesystem::is_directory(dir, ec);
 }
+
+// The source tree's parser where this build can still see it, else the one cmake --install
+// put beside the installed library.
+std::filesystem::path default_bundled_dir() {
+  const std::filesystem::path source = GEOALIGN_BUNDLED_PARSER_DIR;
+  return folder_exists(source) ? source : std::filesystem::path(GEOALIGN_INSTALLED_PARSER_DIR);
+}
+
+std::mutex g_bundled_mutex;
+std::filesystem::path g_bundled_dir = default_bundled_dir();
 }  // namespace
 
 void set_bundled_parser_dir(const std::filesystem::path& dir) {

@@ -1,0 +1,32 @@
+// Scores one address pair and parses its first address with geoalign's public C++ API:
+//   match_pair ADDRESS_A ADDRESS_B [MODEL_DIR]
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <vector>
+
+#include <geoalign/matcher.h>
+#include <geoalign/parser.h>
+
+int main(int argc, char** argv) {
+  if (argc < 3 || argc > 4) {
+    std::fprintf(stderr, "usage: match_pair ADDRESS_A ADDRESS_B [MODEL_DIR]\n");
+    return 2;
+  }
+  const std::filesystem::path model_dir = argc == 4 ? argv[3] : GEOALIGN_EXAMPLE_MODEL_DIR;
+  try {
+    const geoalign::Matcher matcher = geoalign::Matcher::load(model_dir);
+    const std::vector<geoalign::AddressPair> pairs = {{argv[1], argv[2]}};
+    const geoalign::MatchResult result = matcher.score(pairs).front();
+    std::printf("%s\t%.4f\n", result.label.c_str(), result.score);
+
+    const auto parser = geoalign::AddressParser::load(model_dir / "parser");
+    for (const auto& element : parser.parse(argv[1]).elements) {
+      std::printf("%s\t%s\n", element.tag.c_str(), element.text.c_str());
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "match_pair: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
