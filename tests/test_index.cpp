@@ -401,6 +401,29 @@ TEST_F(AddressIndexTest, TheQuerysOwnTextIsTheFirstHit) {
   EXPECT_EQ(hits[0].match->label, "exact_match");
 }
 
+// The rule reads the folder's label roles, not the English names: a folder labelled as
+// MGeo's and the CCKS files are (不匹配 / 部分匹配 / 完全匹配) keeps it.
+TEST(AddressIndex, TheQuerysOwnTextIsAnExactMatchWhateverTheLabelsAreCalled) {
+  TempDir dir;
+  const auto folder = dir / "chinese-labels";
+  std::filesystem::copy(source_dir() / "models/default", folder, std::filesystem::copy_options::recursive);
+  auto config = nlohmann::json::parse(read_file(folder / "config.json"));
+  config["id2label"] = {{"0", "不匹配"}, {"1", "部分匹配"}, {"2", "完全匹配"}};
+  config["label2id"] = {{"不匹配", 0}, {"部分匹配", 1}, {"完全匹配", 2}};
+  write_file(folder / "config.json", config.dump());
+  const auto model = index::AddressModel::load(folder, Precision::FP32);
+  index::AddressIndex ix(folder, *model);
+  ix.add(*model, {{"full", "泗塘新村泗塘一村45号"}, {"same", "上海市泗塘一村"}, {"other", "上海市泗塘二村"}});
+  const index::Searcher searcher(ix, *model);
+  const auto hits = searcher.search(std::vector<std::string>{"上海市 泗塘一村"}, {})[0];
+  ASSERT_FALSE(hits.empty());
+  EXPECT_EQ(ix.id(hits[0].record), "same");
+  EXPECT_EQ(hits[0].score, 1.0f);
+  ASSERT_TRUE(hits[0].match.has_value());
+  EXPECT_EQ(hits[0].match->label, "完全匹配");
+  EXPECT_EQ(hits[0].match->p_exact_match, 1.0f);
+}
+
 // A record whose chain is ambiguous lies, for region filters, in its most likely reading.
 TEST_F(AddressIndexTest, AnAmbiguousRecordLiesInItsLikeliestRegion) {
   const auto ix = build({{"lg", "龙岗区安良五村张屋61号楼"}});

@@ -76,21 +76,6 @@ std::string chain_code(const AdminChain& admin) {
   const std::size_t digits = admin.town ? admin.adcode.size() : admin.district ? 6 : admin.city ? 4 : 2;
   return admin.adcode.substr(0, std::min(digits, admin.adcode.size()));
 }
-// A record whose normalized text is the query's names the same place: an exact match, as
-// dedup counts copies, whatever the head says of a terse address against itself (上海市
-// 泗塘一村 scored 0.63 and came second). Empty for a model without an exact_match label.
-std::optional<MatchResult> identical_match(const std::vector<std::string>& labels) {
-  const auto exact = std::ranges::find(labels, "exact_match");
-  if (exact == labels.end()) return std::nullopt;
-  MatchResult m;
-  m.label_id = static_cast<std::size_t>(exact - labels.begin());
-  m.label = *exact;
-  m.score = 1.0f;
-  m.p_exact_match = 1.0f;
-  m.probabilities.assign(labels.size(), 0.0f);
-  m.probabilities[m.label_id] = 1.0f;
-  return m;
-}
 }  // namespace
 
 Searcher::Searcher(const AddressIndex& index, const AddressModel& model) : index_(index), model_(model) {}
@@ -167,7 +152,10 @@ std::vector<SearchHit> Searcher::search_one(const Address& query, std::span<cons
     std::vector<std::pair<const Address*, const Address*>> pairs;
     for (const auto& c : candidates) pairs.emplace_back(&query, &c);
     std::vector<MatchResult> matches = model_.score(pairs);
-    const std::optional<MatchResult> identical = identical_match(model_.labels());
+    // A record whose normalized text is the query's names the same place: an exact match,
+    // as dedup counts copies, whatever the head says of a terse address against itself
+    // (上海市泗塘一村 scored 0.63 and came second).
+    const std::optional<MatchResult> identical = model_.scorer().folder().roles.certain_exact(model_.labels());
     for (std::size_t k = 0; k < reranked; ++k) {
       if (identical && candidates[k].text == query.text) matches[k] = *identical;
       // Lookup asks for the record that is the query's place: P(exact_match) ranks those

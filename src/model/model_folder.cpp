@@ -54,6 +54,13 @@ MatchResult LabelRoles::result(const std::vector<std::string>& labels, const flo
   return r;
 }
 
+std::optional<MatchResult> LabelRoles::certain_exact(const std::vector<std::string>& labels) const {
+  if (!exact_match) return std::nullopt;
+  std::vector<float> probabilities(labels.size(), 0.0f);
+  probabilities[*exact_match] = 1.0f;
+  return result(labels, probabilities.data());
+}
+
 ModelFolder ModelFolder::load(const std::filesystem::path& dir, ops::MatmulPrecision precision, Device device,
                               const std::filesystem::path& parser_dir) {
   if (!std::filesystem::is_directory(dir)) throw Error("model folder " + dir.string() + " does not exist");

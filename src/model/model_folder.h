@@ -27,6 +27,10 @@ struct LabelRoles {
 
   // A pair's result from its probabilities over `labels`, in id order.
   MatchResult result(const std::vector<std::string>& labels, const float* probabilities) const;
+  // The result that is certain of the exact_match role (probability 1), whatever the
+  // folder names it: for a pair whose two normalized texts are one. Empty for a model
+  // without that role.
+  std::optional<MatchResult> certain_exact(const std::vector<std::string>& labels) const;
 };
 
 // Everything a Hugging Face BERT classifier folder holds, loaded and cross-checked.
