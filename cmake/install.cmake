@@ -5,8 +5,15 @@
 # and the bundled model (models/default), whose parser serves folders without one.
 include(CMakePackageConfigHelpers)
 
-set_target_properties(geoalign_core PROPERTIES EXPORT_NAME geoalign)
-install(TARGETS geoalign_core EXPORT geoalignTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# geoalign::geoalign: matching and parsing (geoalign_core), the index and search
+# (geoalign_index), and the public headers.
+add_library(geoalign_package INTERFACE)
+target_link_libraries(geoalign_package INTERFACE geoalign_core geoalign_index)
+set_target_properties(geoalign_package PROPERTIES EXPORT_NAME geoalign)
+set_target_properties(geoalign_core PROPERTIES EXPORT_NAME core)
+set_target_properties(geoalign_index PROPERTIES EXPORT_NAME index)
+install(TARGETS geoalign_package geoalign_core geoalign_index EXPORT geoalignTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY include/geoalign DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS geoalign RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY models/default DESTINATION ${CMAKE_INSTALL_DATADIR}/geoalign/models)

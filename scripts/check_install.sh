@@ -11,11 +11,14 @@ trap 'rm -rf "$scratch"' EXIT
 cmake --install "$build" --prefix "$scratch/prefix" >/dev/null
 cmake -S "$root/examples/cpp" -B "$scratch/example" -DCMAKE_PREFIX_PATH="$scratch/prefix" >/dev/null
 cmake --build "$scratch/example" -j "$(nproc)" >/dev/null
-out=$("$scratch/example/match_pair" "杭州市西湖区文三路478号华星科技大厦" "杭州市西湖区文三路478号华星科技大厦")
+out=$("$scratch/example/match_pair" "杭州市西湖区文三路478号华星科技大厦" "杭州市西湖区文三路478号华星科技大厦") ||
+  { echo "check_install: the example failed (exit $?)" >&2; exit 1; }
 echo "$out"
 # The same address twice is an exact match, and its parse names its city.
 head -1 <<<"$out" | grep -q '^exact_match' || { echo "check_install: expected exact_match first" >&2; exit 1; }
 grep -q '杭州市' <<<"$out" || { echo "check_install: expected the parse to name 杭州市" >&2; exit 1; }
+# Looked up among itself and two other cities' addresses, it finds itself.
+grep -q $'^best hit\tb\t' <<<"$out" || { echo "check_install: expected the search to find record b" >&2; exit 1; }
 # The installed command runs on its own, with the installed model.
 "$scratch/prefix/bin/geoalign" score --model "$scratch/prefix/share/geoalign/models/default" <<<$'北京市朝阳区建国路88号\t北京朝阳建国路88号' >/dev/null
 echo "check_install: the installed library, headers, CMake package and command work" >&2

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "backend/cpu/isa.h"
+#include "geoalign/index.h"
 #include "index/address_index.h"
 #include "index/inner_product_distance.h"
 #include "index/searcher.h"
@@ -422,6 +423,43 @@ TEST(AddressIndex, TheQuerysOwnTextIsAnExactMatchWhateverTheLabelsAreCalled) {
   ASSERT_TRUE(hits[0].match.has_value());
   EXPECT_EQ(hits[0].match->label, "完全匹配");
   EXPECT_EQ(hits[0].match->p_exact_match, 1.0f);
+}
+
+// The public API (include/geoalign/index.h), as a program linking the installed library
+// uses it: build, add, search (with a region), save, open again, search again.
+TEST(PublicIndex, BuildsSearchesSavesAndOpensAgain) {
+  TempDir dir;
+  geoalign::Index ix = geoalign::Index::create(source_dir() / "models/default", {.precision = Precision::FP32});
+  const std::vector<geoalign::IndexRecord> records = {{"hz1", "杭州市西湖区文三路478号华星科技大厦"},
+                                                      {"bj1", "北京市朝阳区建国路88号SOHO现代城"},
+                                                      {"", "深圳市南山区科技园科苑路15号"}};
+  ix.add(records);
+  EXPECT_EQ(ix.size(), 3u);
+  const std::vector<std::string> queries = {"文三路478号华星大厦", "北京朝阳建国路88号", "南山科苑路15号"};
+  const auto hits = ix.search(queries);
+  ASSERT_EQ(hits.size(), 3u);
+  EXPECT_EQ(hits[0].at(0).id, "hz1");
+  EXPECT_EQ(hits[1].at(0).id, "bj1");
+  EXPECT_EQ(hits[2].at(0).id, "2");  // a record without an id is named by its number
+  EXPECT_EQ(hits[0][0].text, records[0].address);
+  ASSERT_TRUE(hits[0][0].match.has_value());
+  EXPECT_FLOAT_EQ(hits[0][0].score, hits[0][0].match->p_exact_match);
+  const auto in_beijing = ix.search(std::span(queries).first(1), {.region = "北京市"});
+  for (const auto& hit : in_beijing[0]) EXPECT_EQ(hit.id, "bj1");
+
+  ix.save(dir / "ix");
+  EXPECT_TRUE(std::filesystem::exists(dir / "ix" / geoalign::Index::kManifestFile));
+  const geoalign::Index again = geoalign::Index::open(dir / "ix", {}, {.precision = Precision::FP32});
+  const auto reopened = again.search(queries);
+  ASSERT_EQ(reopened.size(), hits.size());
+  for (std::size_t q = 0; q < hits.size(); ++q) {
+    ASSERT_EQ(reopened[q].size(), hits[q].size()) << q;
+    for (std::size_t k = 0; k < hits[q].size(); ++k) {
+      EXPECT_EQ(reopened[q][k].id, hits[q][k].id) << q << " " << k;
+      EXPECT_EQ(reopened[q][k].score, hits[q][k].score) << q << " " << k;
+    }
+  }
+  EXPECT_THROW(geoalign::Index::open(dir / "nothing-here"), Error);
 }
 
 // A record whose chain is ambiguous lies, for region filters, in its most likely reading.

@@ -1,10 +1,12 @@
-// Scores one address pair and parses its first address with geoalign's public C++ API:
+// Scores one address pair, parses its first address, and looks the first address up among
+// the second and two others in an index, with geoalign's public C++ API:
 //   match_pair ADDRESS_A ADDRESS_B [MODEL_DIR]
 #include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <vector>
 
+#include <geoalign/index.h>
 #include <geoalign/matcher.h>
 #include <geoalign/parser.h>
 
@@ -24,6 +26,15 @@ int main(int argc, char** argv) {
     for (const auto& element : parser.parse(argv[1]).elements) {
       std::printf("%s\t%s\n", element.tag.c_str(), element.text.c_str());
     }
+
+    geoalign::Index index = geoalign::Index::create(model_dir);
+    const std::vector<geoalign::IndexRecord> records = {
+        {"b", argv[2]}, {"bj", "北京市海淀区中关村大街27号"}, {"gz", "广州市天河区体育西路191号"}};
+    index.add(records);
+    const std::vector<std::string> queries = {argv[1]};
+    const std::vector<std::vector<geoalign::IndexHit>> hits = index.search(queries);
+    const geoalign::IndexHit& best = hits.front().front();
+    std::printf("best hit\t%s\t%s\t%.4f\n", best.id.c_str(), best.text.c_str(), best.score);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "match_pair: %s\n", e.what());
     return 1;
