@@ -58,8 +58,10 @@ class Matcher {
   Matcher& operator=(Matcher&&) noexcept;
   ~Matcher();
 
-  // Scores pairs in batches of at most batch_size, grouping pairs of similar length and
-  // returning results in input order. Throws Error naming the pair on invalid UTF-8.
+  // Scores pairs in batches of at most batch_size, grouping pairs of similar length within
+  // each run of 32 batches' worth of pairs (as `geoalign score` reads a file, so the numbers
+  // equal its to the bit), and returns results in input order. Throws Error naming the pair
+  // (from 0) on invalid UTF-8, and for a batch_size of 0.
   std::vector<MatchResult> score(std::span<const AddressPair> pairs, std::size_t batch_size = kDefaultBatchSize) const;
 
   // One vector per address, from the shared encoder.

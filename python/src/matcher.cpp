@@ -6,7 +6,6 @@
 #include "bindings.h"
 #include "convert.h"
 #include "geoalign/matcher.h"
-#include "runtime/score_chunks.h"
 
 namespace geoalign::python {
 
@@ -24,19 +23,6 @@ Pooling parse_pooling(const std::string& name) {
 std::size_t check_batch_size(std::size_t batch_size) {
   if (batch_size == 0) throw py::value_error("batch_size must be at least 1");
   return batch_size;
-}
-
-// In the chunks `geoalign score` uses, so that the numbers equal the CLI's to the bit.
-std::vector<MatchResult> score_like_cli(const Matcher& matcher, std::span<const AddressPair> pairs,
-                                        std::size_t batch_size) {
-  const std::size_t chunk = runtime::score_chunk_size(batch_size);
-  std::vector<MatchResult> results;
-  results.reserve(pairs.size());
-  for (std::size_t first = 0; first < pairs.size(); first += chunk) {
-    auto part = matcher.score(pairs.subspan(first, std::min(chunk, pairs.size() - first)), batch_size);
-    std::move(part.begin(), part.end(), std::back_inserter(results));
-  }
-  return results;
 }
 
 // Column arrays rather than one object per pair: the package builds its MatchResult
@@ -96,7 +82,7 @@ void bind_matcher(py::module_& m) {
             std::vector<MatchResult> results;
             {
               py::gil_scoped_release release;
-              results = score_like_cli(matcher, input, batch_size);
+              results = matcher.score(input, batch_size);
             }
             return result_columns(results, matcher.labels().size());
           },

@@ -10,6 +10,7 @@
 #include "model/precision.h"
 #include "runtime/length_batches.h"
 #include "runtime/pair_scorer.h"
+#include "runtime/score_chunks.h"
 
 namespace geoalign {
 
@@ -60,13 +61,21 @@ std::vector<MatchResult> Matcher::score(std::span<const AddressPair> pairs, std:
   Impl& m = *impl_;
   adopt_num_threads();
   m.scorer.require_classifier();
-  const std::vector<text::EncodedInput> inputs = m.scorer.encode_pairs(pairs);
+  if (batch_size == 0) throw Error("batch size must be at least 1");
+  // In the chunks `geoalign score` reads, each grouped by length on its own, so that every
+  // front end builds the same batches and gets the same numbers to the bit (int8 batches
+  // depend on what else is in them); a chunk at a time also bounds the tokens held.
+  const std::size_t chunk = runtime::score_chunk_size(batch_size);
   std::vector<MatchResult> results(pairs.size()), batch_results;
-  std::lock_guard lock(m.mutex);
-  for_each_length_batch(inputs, batch_size, [&](auto batch, std::span<const std::size_t> slots) {
-    m.scorer.classify(batch, m.workspace, batch_results);
-    for (std::size_t k = 0; k < slots.size(); ++k) results[slots[k]] = std::move(batch_results[k]);
-  });
+  for (std::size_t first = 0; first < pairs.size(); first += chunk) {
+    const auto part = pairs.subspan(first, std::min(chunk, pairs.size() - first));
+    const std::vector<text::EncodedInput> inputs = m.scorer.encode_pairs(part, nullptr, first);
+    std::lock_guard lock(m.mutex);
+    for_each_length_batch(inputs, batch_size, [&](auto batch, std::span<const std::size_t> slots) {
+      m.scorer.classify(batch, m.workspace, batch_results);
+      for (std::size_t k = 0; k < slots.size(); ++k) results[first + slots[k]] = std::move(batch_results[k]);
+    });
+  }
   return results;
 }
 

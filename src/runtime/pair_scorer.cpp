@@ -35,17 +35,19 @@ text::EncodedInput PairScorer::encode_address(std::string_view address) const {
   return folder_.tokenizer.encode_single(folder_.normalizer.normalize(address), max_length());
 }
 
-std::vector<text::EncodedInput> PairScorer::encode_pairs(std::span<const AddressPair> pairs,
-                                                         model::StageTimer* timer) const {
+std::vector<text::EncodedInput> PairScorer::encode_pairs(std::span<const AddressPair> pairs, model::StageTimer* timer,
+                                                         std::size_t first_number) const {
+  const auto name_of = [first_number](std::size_t k) { return "pair " + std::to_string(first_number + k); };
   std::vector<NormalizedPair> normalized;
   {
     model::ScopedStage stage(timer, "normalize");
-    normalized = run_in_parallel(pairs.size(), "pair", [&](std::size_t i) { return normalize(pairs[i].a, pairs[i].b); });
+    normalized = run_in_parallel_named(pairs.size(), name_of,
+                                       [&](std::size_t i) { return normalize(pairs[i].a, pairs[i].b); });
   }
   std::vector<text::EncodedInput> inputs;
   {
     model::ScopedStage stage(timer, "tokenize");
-    inputs = run_in_parallel(pairs.size(), "pair", [&](std::size_t i) { return tokenize(normalized[i]); });
+    inputs = run_in_parallel_named(pairs.size(), name_of, [&](std::size_t i) { return tokenize(normalized[i]); });
   }
   if (comparer_) {
     model::ScopedStage stage(timer, "parse and compare");

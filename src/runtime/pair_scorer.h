@@ -36,10 +36,11 @@ class PairScorer {
   text::EncodedInput encode_pair(std::string_view a, std::string_view b) const;
   text::EncodedInput encode_address(std::string_view address) const;
   // Many at once, each stage over every core and timed into `timer` when given. An error
-  // names the first bad one ("pair 12: ..."). An address that several pairs share (a
-  // query against its candidates) is parsed once.
-  std::vector<text::EncodedInput> encode_pairs(std::span<const AddressPair> pairs,
-                                               model::StageTimer* timer = nullptr) const;
+  // names the first bad one ("pair 12: ...", counting from `first_number`: a caller that
+  // encodes a long list in chunks names the pair by its place in the list). An address
+  // that several pairs share (a query against its candidates) is parsed once.
+  std::vector<text::EncodedInput> encode_pairs(std::span<const AddressPair> pairs, model::StageTimer* timer = nullptr,
+                                               std::size_t first_number = 0) const;
   std::vector<text::EncodedInput> encode_addresses(std::span<const std::string> addresses) const;
   // A cache key: the normalized pair, which decides everything the model computes.
   static std::string cache_key(const NormalizedPair& pair);
