@@ -1,11 +1,13 @@
-// Scores one address pair, parses its first address, and looks the first address up among
-// the second and two others in an index, with geoalign's public C++ API:
+// Scores one address pair, parses its first address, looks the first address up among the
+// second and two others in an index, and deduplicates the pair with a third address, with
+// geoalign's public C++ API:
 //   match_pair ADDRESS_A ADDRESS_B [MODEL_DIR]
 #include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <vector>
 
+#include <geoalign/dedup.h>
 #include <geoalign/index.h>
 #include <geoalign/matcher.h>
 #include <geoalign/parser.h>
@@ -35,6 +37,13 @@ int main(int argc, char** argv) {
     const std::vector<std::vector<geoalign::IndexHit>> hits = index.search(queries);
     const geoalign::IndexHit& best = hits.front().front();
     std::printf("best hit\t%s\t%s\t%.4f\n", best.id.c_str(), best.text.c_str(), best.score);
+
+    const auto dedup = geoalign::Deduplicator::load(model_dir);
+    const std::vector<std::string> rows = {argv[1], argv[2], "广州市天河区体育西路191号"};
+    const geoalign::DedupTable table = dedup.run(rows);
+    std::printf("clusters\t%zu\t", table.clusters);
+    for (const std::size_t first_row : table.cluster_row) std::printf("%zu", first_row);
+    std::printf("\n");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "match_pair: %s\n", e.what());
     return 1;

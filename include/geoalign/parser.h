@@ -135,4 +135,14 @@ class AddressParser {
   std::unique_ptr<Impl> impl_;
 };
 
+// A parse as `geoalign parse` prints it, one JSON object: {"text", "elements": [{"tag",
+// "text", "start", "end"}], "admin": {"prov", "city", "district", "town", "adcode",
+// "inferred", "ambiguous", ...}} (docs/parsing.md).
+std::string to_json(const ParsedAddress& parsed);
+
+// Where a model folder without a parser of its own finds the bundled one: for a program
+// that ships it somewhere other than the build's models/default/parser (the Python
+// package keeps it inside itself).
+void set_bundled_parser_dir(const std::filesystem::path& dir);
+
 }  // namespace geoalign

@@ -207,21 +207,21 @@ def _normalize_partition(part: pd.DataFrame, column: str, id_column: Optional[st
 
 
 def _distinct(parts: list[tuple[list, list, list]], on_error: str, ids_from_index: bool) -> dict:
-    """Good rows numbered 0.. in order; their distinct texts in first-row order; ids.
+    """Good rows numbered 0.. in order; their distinct texts in first-row order (numbered as
+    the engine's dedup numbers them); ids.
 
     A row reusing an earlier row's id is bad too: it fails the job, or is skipped and
     listed in "skipped" as (partition, position) -> reason. Index labels that repeat fail
     the job either way: they are the frame's flaw, not a row's, and skipping would leave
     rows out of dedup that nothing is wrong with.
     """
-    address_of_text: dict[str, int] = {}
-    address_of_row: list[int] = []
+    good_texts: list[str] = []
     ids: list[str] = []
     where_of_id: dict[str, str] = {}
     skipped: dict[tuple[int, int], str] = {}
     good_per_part: list[int] = []
     for p, (texts, _errors, part_ids) in enumerate(parts):
-        before = len(address_of_row)
+        before = len(good_texts)
         for j, t in enumerate(texts):
             if t is None:
                 continue
@@ -239,11 +239,12 @@ def _distinct(parts: list[tuple[list, list, list]], on_error: str, ids_from_inde
                 continue
             where_of_id[row_id] = f"partition {p}, row {j}"
             ids.append(row_id)
-            address_of_row.append(address_of_text.setdefault(t, len(address_of_text)))
-        good_per_part.append(len(address_of_row) - before)
-    if not address_of_row:
+            good_texts.append(t)
+        good_per_part.append(len(good_texts) - before)
+    if not good_texts:
         raise ValueError("no addresses to deduplicate")
-    return {"texts": list(address_of_text), "address_of_row": np.asarray(address_of_row, dtype=np.uint32),
+    texts, address_of_row = _geoalign.dedup_number(good_texts)
+    return {"texts": texts, "address_of_row": address_of_row,
             "ids": ids, "skipped": skipped, "good_per_part": good_per_part}
 
 

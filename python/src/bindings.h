@@ -14,13 +14,13 @@ void bind_dedup_stages(pybind11::module_& m);
 
 }  // namespace geoalign::python
 
-namespace geoalign::dedup {
+namespace geoalign {
 struct DedupTable;
 }
 
 namespace geoalign::python {
 
 // A dedup table as the package's columns (dedup.cpp): geoalign.dedup and geoalign.dask share it.
-pybind11::dict table_columns(const dedup::DedupTable& table);
+pybind11::dict table_columns(const DedupTable& table);
 
 }  // namespace geoalign::python

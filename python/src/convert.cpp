@@ -1,7 +1,6 @@
 #include "convert.h"
 
-#include "text/markup.h"
-#include "text/unicode.h"
+#include "geoalign/text.h"
 
 namespace geoalign::python {
 
@@ -19,7 +18,7 @@ void require_collection(py::handle items, const char* name, const char* expected
 
 std::string to_text(py::handle value, const std::string& where) {
   std::string text = to_utf8(value, where);
-  if (text::is_blank_address(text)) throw py::value_error(where + " is empty");
+  if (is_blank_address(text)) throw py::value_error(where + " is empty");
   return text;
 }
 

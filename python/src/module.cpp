@@ -1,10 +1,8 @@
-#include "backend/cpu/available_cores.h"
-#include "backend/threads.h"
 #include "bindings.h"
 #include "geoalign/error.h"
-#include "model/folder_parser.h"
-#include "text/markup.h"
-#include "text/unicode.h"
+#include "geoalign/parser.h"
+#include "geoalign/text.h"
+#include "geoalign/threads.h"
 
 namespace py = pybind11;
 
@@ -14,14 +12,14 @@ PYBIND11_MODULE(_geoalign, m) {
   // its exception is a ValueError: code catching bad input catches it too.
   py::register_exception<geoalign::Error>(m, "GeoalignError", PyExc_ValueError);
   m.attr("MAX_THREADS") = geoalign::kMaxThreads;
-  m.def("set_bundled_parser_dir", [](const std::string& dir) { geoalign::model::set_bundled_parser_dir(dir); },
+  m.def("set_bundled_parser_dir", [](const std::string& dir) { geoalign::set_bundled_parser_dir(dir); },
         py::arg("dir"), "The parser a model folder without one of its own reads addresses with (the package's).");
   m.def("set_threads", &geoalign::set_num_threads, py::arg("threads"),
         "CPU threads for the model and the index, process-wide; 0: OMP_NUM_THREADS or one per available core.");
   m.def("num_threads", &geoalign::process_num_threads, "CPU threads the model and index use now, process-wide.");
-  m.def("available_cores", &geoalign::cpu::available_cores,
+  m.def("available_cores", &geoalign::available_cores,
         "Cores this process may use: its CPU affinity, capped by a cgroup CPU quota (a container's limit).");
-  m.def("is_blank", [](std::string_view utf8) { return geoalign::text::is_blank_address(utf8); }, py::arg("text"),
+  m.def("is_blank", [](std::string_view utf8) { return geoalign::is_blank_address(utf8); }, py::arg("text"),
         "Whether the engine reads TEXT as empty: only spaces of any kind, control and invisible characters, or markup standing for them (&nbsp;).");
   geoalign::python::bind_matcher(m);
   geoalign::python::bind_parser(m);

@@ -1,8 +1,9 @@
+#include <nlohmann/json.hpp>
+
 #include "bindings.h"
 #include "convert.h"
-#include "geo/parse_json.h"
 #include "geoalign/parser.h"
-#include "text/normalize.h"
+#include "geoalign/text.h"
 
 namespace geoalign::python {
 
@@ -15,10 +16,9 @@ namespace py = pybind11;
 struct Parser {
   AddressParser parser;
   ParseOptions options;
-  text::AddressNormalizer normalizer{text::NormalizeOptions::addresses()};
 
   nlohmann::json parse(const std::string& text, bool normalize) const {
-    return geo::parse_json(parser.parse(normalize ? normalizer.normalize(text) : text, options));
+    return nlohmann::json::parse(to_json(parser.parse(normalize ? normalize_address(text) : text, options)));
   }
 };
 

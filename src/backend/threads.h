@@ -1,21 +1,18 @@
 #pragma once
 
+#include "geoalign/threads.h"
+
 namespace geoalign {
 
-// Threads used by every CPU op and by oneDNN. 0 means OMP_NUM_THREADS when set, else one
-// per core this process may use (its affinity mask, capped by a cgroup CPU quota). The count
-// holds for the whole process: OpenMP keeps it per thread, so a thread that runs the
-// model (the server's batcher, a library user's worker) calls adopt_num_threads() first.
-// Throws Error outside 0..kMaxThreads (libgomp crashed making a team of 100,000).
-inline constexpr int kMaxThreads = 1024;
-void set_num_threads(int n);
+// set_num_threads, process_num_threads and available_cores are public
+// (geoalign/threads.h). OpenMP keeps the count per thread, so a thread that runs the model
+// (the server's batcher, a library user's worker) calls adopt_num_threads() first.
+
 // set_num_threads(n) where n asks for a count, and for 0 only while no count has been set:
 // a model loaded with "threads 0" keeps the count the process chose before.
 void use_num_threads(int n);
 // The calling thread's count now (a SerialThreadScope makes it 1).
 int num_threads();
-// The process's count: the last set_num_threads, else OpenMP's default.
-int process_num_threads();
 // Gives the calling thread the count of the last set_num_threads (a no-op before any).
 void adopt_num_threads();
 // Ends the calling thread's idle OpenMP workers, for a thread that hands the model over to

@@ -62,19 +62,56 @@ void check_exhaustively(const index::AddressModel& model, std::span<const index:
 }  // namespace
 
 DistinctAddresses distinct_addresses(const index::AddressModel& model, const std::vector<std::string>& rows) {
-  DistinctAddresses d;
   std::vector<std::string> normalized(rows.size());
   runtime::for_each_named(
       rows.size(), 256, [](std::size_t k) { return "row " + std::to_string(k + 1); },
       [&](std::size_t k) { normalized[k] = model.normalize(rows[k]); });
-  d.address_of_row.reserve(rows.size());
-  for (std::size_t k = 0; k < rows.size(); ++k) {
+  return number_addresses(std::move(normalized));
+}
+
+DistinctAddresses number_addresses(std::vector<std::string> normalized) {
+  DistinctAddresses d;
+  d.address_of_row.reserve(normalized.size());
+  for (std::size_t k = 0; k < normalized.size(); ++k) {
     if (normalized[k].empty()) throw Error("row " + std::to_string(k + 1) + ": the address is blank after normalization");
     const auto [it, fresh] = d.address_of_text.emplace(normalized[k], static_cast<std::uint32_t>(d.texts.size()));
     if (fresh) d.texts.push_back(std::move(normalized[k]));
     d.address_of_row.push_back(it->second);
   }
   return d;
+}
+
+LocatedAddresses locate_and_embed(const index::AddressModel& model, std::span<const std::string> texts,
+                                  const index::BuildProgress& progress) {
+  LocatedAddresses located;
+  progress.begin("parse", texts.size());
+  located.parsed = model.prepare_all(texts, progress.done);
+  located.regions.reserve(texts.size());
+  for (const auto& a : located.parsed) located.regions.push_back(stated_region(a.parsed.admin));
+  progress.begin("embed", texts.size());
+  const std::vector<std::string_view> views(texts.begin(), texts.end());
+  located.vectors = model.embed(views, progress.done);
+  return located;
+}
+
+Entities cluster_addresses(const index::AddressModel& model, std::span<const std::string> texts,
+                           std::vector<index::Address> parsed, std::span<const PairEvidence> scored, MergeRule rule,
+                           float threshold, std::span<const StatedRegion> regions) {
+  if (parsed.size() != texts.size()) throw Error("cluster_addresses: one parse slot per address is needed");
+  std::vector<char> ready(texts.size(), 0);
+  for (std::size_t k = 0; k < parsed.size(); ++k) ready[k] = !parsed[k].text.empty();
+  return cluster_entities(texts.size(), scored, rule, threshold,
+                          [&](std::span<const AddressPair> missing) {
+                            for (const auto& [a, b] : missing) {
+                              for (std::uint32_t k : {a, b}) {
+                                if (ready[k]) continue;
+                                parsed[k] = model.prepare(texts[k]);
+                                ready[k] = 1;
+                              }
+                            }
+                            return score_pairs(model, parsed, missing);
+                          },
+                          regions);
 }
 
 float default_threshold(const index::AddressModel& model, MergeRule rule) {
@@ -87,27 +124,17 @@ DedupResult deduplicate(const index::AddressModel& model, const std::vector<std:
   r.threshold = options.threshold.value_or(default_threshold(model, options.rule));
   progress.begin("normalize", rows.size());
   static_cast<DistinctAddresses&>(r) = distinct_addresses(model, rows);
-  const std::size_t n = r.texts.size();
 
-  progress.begin("parse", n);
-  const std::vector<index::Address> addresses = model.prepare_all(r.texts, progress.done);
-  std::vector<StatedRegion> regions;
-  regions.reserve(n);
-  for (const auto& a : addresses) regions.push_back(stated_region(a.parsed.admin));
-
-  progress.begin("embed", n);
-  const std::vector<std::string_view> views(r.texts.begin(), r.texts.end());
-  const std::vector<float> vectors = model.embed(views, progress.done);
-  r.candidates = block(r.texts, regions, vectors, options.neighbours, progress);
+  LocatedAddresses located = locate_and_embed(model, r.texts, progress);
+  r.candidates = block(r.texts, located.regions, located.vectors, options.neighbours, progress);
 
   progress.begin("score", r.candidates.size());
-  r.scored = score_pairs(model, addresses, r.candidates, progress.done);
-  if (options.exhaustive_check) check_exhaustively(model, addresses, regions, options.rule, progress, r);
+  r.scored = score_pairs(model, located.parsed, r.candidates, progress.done);
+  if (options.exhaustive_check) check_exhaustively(model, located.parsed, located.regions, options.rule, progress, r);
 
   progress.begin("cluster", 0);
-  Entities entities = cluster_entities(n, r.scored, options.rule, r.threshold,
-                                       [&](std::span<const AddressPair> pairs) { return score_pairs(model, addresses, pairs); },
-                                       regions);
+  Entities entities = cluster_addresses(model, r.texts, std::move(located.parsed), r.scored, options.rule, r.threshold,
+                                        located.regions);
   r.cluster = std::move(entities.cluster);
   r.best_match = std::move(entities.best_match);
   r.best_link = std::move(entities.best_link);

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -41,6 +42,27 @@ struct DistinctAddresses {
 // Throws Error naming the row (1-based) of the first row that cannot be normalized or is
 // blank after normalization.
 DistinctAddresses distinct_addresses(const index::AddressModel& model, const std::vector<std::string>& rows);
+// The numbering step alone, for rows already normalized (geoalign.dask normalizes each
+// partition in its own task): rows with equal texts are one address. Throws Error naming
+// the row (1-based) of the first blank text.
+DistinctAddresses number_addresses(std::vector<std::string> normalized);
+
+// Each distinct address parsed once, the province and city it states, and its unit vector
+// (texts.size() * dim floats): what blocking and pair scoring work from.
+struct LocatedAddresses {
+  std::vector<index::Address> parsed;
+  std::vector<StatedRegion> regions;
+  std::vector<float> vectors;
+};
+LocatedAddresses locate_and_embed(const index::AddressModel& model, std::span<const std::string> texts,
+                                  const index::BuildProgress& progress = {});
+
+// Average linkage over scored candidate pairs (cluster_entities), scoring the cross pairs
+// it needs beyond them with the model; `parsed` holds an address's parse, or an empty
+// Address where none was made yet (then it is parsed from `texts` when first needed).
+Entities cluster_addresses(const index::AddressModel& model, std::span<const std::string> texts,
+                           std::vector<index::Address> parsed, std::span<const PairEvidence> scored, MergeRule rule,
+                           float threshold, std::span<const StatedRegion> regions);
 
 struct DedupResult : DistinctAddresses {
   float threshold = 0.5f;  // the one clustering used

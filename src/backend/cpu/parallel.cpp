@@ -122,4 +122,6 @@ int process_num_threads() {
   return n > 0 ? n : omp_get_max_threads();
 }
 
+int available_cores() { return cpu::available_cores(); }
+
 }  // namespace geoalign
