@@ -1,0 +1,93 @@
+"""One decision per pair: every front end gives the probabilities the engine gives.
+
+The same pairs go through `geoalign score`, the server's /v1/match, Matcher.score and
+geoalign.dask.score (the cross-encoder and match head, pairs read in the given order), and
+through `geoalign score --head rerank`, Index.search's rerank and `geoalign dedup`'s scored
+pairs (the rerank head; dedup reads both orders and averages them, so that which of two
+addresses comes first in a file cannot decide whether they merge).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import dask
+import dask.dataframe as dd
+import pandas as pd
+import pytest
+
+import geoalign
+import geoalign.dask
+from conftest import MODEL, read_addresses, read_pairs, run_cli
+from serve_process import Server
+
+PROBABILITIES = ["p_not_match", "p_partial_match", "p_exact_match"]
+PRINTED = 5e-7  # the CLI prints six decimals
+
+
+def cli_probabilities(cli, pairs, *options) -> list[tuple[str, list[float]]]:
+    """`geoalign score` on pairs: (label, [p_not, p_partial, p_exact]) per pair."""
+    tsv = "".join(f"{a}\t{b}\n" for a, b in pairs)
+    lines = run_cli(cli, "score", "--model", str(MODEL), *options, "-", stdin=tsv).splitlines()
+    header = lines[0].split("\t")
+    columns = [header.index(c) for c in PROBABILITIES]
+    label = header.index("label")
+    return [(f[label], [float(f[c]) for c in columns]) for f in (line.split("\t") for line in lines[1:])]
+
+
+def assert_same(front_end: str, got: list[tuple[str, list[float]]], want: list[tuple[str, list[float]]]) -> None:
+    assert len(got) == len(want), front_end
+    for i, ((got_label, got_p), (want_label, want_p)) in enumerate(zip(got, want)):
+        assert got_label == want_label, f"{front_end}, pair {i}"
+        assert got_p == pytest.approx(want_p, abs=PRINTED), f"{front_end}, pair {i}"
+
+
+def test_the_match_heads_front_ends_give_one_decision(cli, matcher):
+    pairs = read_pairs()
+    want = cli_probabilities(cli, pairs)
+
+    assert_same("Matcher.score", [(r.label, [getattr(r, p) for p in PROBABILITIES]) for r in matcher.score(pairs)],
+                want)
+
+    with Server(cli, "--model", str(MODEL)) as server:
+        status, answer = server.post("/v1/match", {"pairs": [list(p) for p in pairs]})
+    assert status == 200, answer
+    served = [(r["label"], [r["probabilities"][p.removeprefix("p_")] for p in PROBABILITIES]) for r in answer["results"]]
+    assert_same("/v1/match", served, want)
+
+    frame = dd.from_pandas(pd.DataFrame(pairs, columns=["addr1", "addr2"]), npartitions=3)
+    with dask.config.set(scheduler="synchronous"):
+        scored = geoalign.dask.score(frame, model=str(MODEL)).compute()
+    assert_same("geoalign.dask.score", [(r.label, [getattr(r, p) for p in PROBABILITIES]) for r in scored.itertuples()],
+                want)
+
+
+def test_the_rerank_heads_front_ends_give_one_decision(cli, tmp_path):
+    if not (MODEL / "rerank_head.json").is_file():
+        pytest.skip("the folder has no rerank head")
+    _, addresses = read_addresses()
+    addresses = list(dict.fromkeys(addresses))[:8]  # distinct texts: search gives its own text 1.0 by rule
+    pairs = list(itertools.permutations(addresses, 2))
+    given = dict(zip(pairs, cli_probabilities(cli, pairs, "--head", "rerank")))
+
+    index = geoalign.Index.build(addresses, path=tmp_path / "index", model=str(MODEL))
+    for query, hits in zip(addresses, index.search(addresses, k=len(addresses), rerank=len(addresses))):
+        others = [h for h in hits if h["text"] != query]
+        assert len(others) == len(addresses) - 1, query
+        for hit in others:
+            label, p = given[(query, hit["text"])]
+            assert hit["label"] == label, (query, hit["text"])
+            assert hit["score"] == pytest.approx(p[2], abs=PRINTED), (query, hit["text"])
+
+    rows = tmp_path / "rows.txt"
+    rows.write_text("".join(a + "\n" for a in addresses), encoding="utf-8")
+    run_cli(cli, "dedup", "--model", str(MODEL), "--input", str(rows), "--out", str(tmp_path / "clusters.tsv"),
+            "--scored-pairs", str(tmp_path / "scored.tsv"))
+    lines = (tmp_path / "scored.tsv").read_text(encoding="utf-8").splitlines()
+    header = lines[0].split("\t")
+    assert len(lines) > 1
+    for fields in (line.split("\t") for line in lines[1:]):
+        a, b = fields[header.index("address_a")], fields[header.index("address_b")]
+        both = [(x + y) / 2 for x, y in zip(given[(a, b)][1], given[(b, a)][1])]
+        got = [float(fields[header.index(c)]) for c in PROBABILITIES]
+        assert got == pytest.approx(both, abs=2 * PRINTED), (a, b)
