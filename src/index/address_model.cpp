@@ -121,7 +121,7 @@ std::vector<MatchResult> AddressModel::score(std::span<const std::pair<const Add
   if (rerank_) {
     std::vector<runtime::RerankScorer::ParsedPair> parsed;
     parsed.reserve(pairs.size());
-    for (const auto& [a, b] : pairs) parsed.emplace_back(&a->parsed, &b->parsed);
+    for (const auto& [a, b] : pairs) parsed.push_back({&a->parsed, &b->parsed, a->text == b->text});
     return rerank_->score(parsed);
   }
   scorer_.require_classifier();

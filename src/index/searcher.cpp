@@ -151,13 +151,10 @@ std::vector<SearchHit> Searcher::search_one(const Address& query, std::span<cons
     for (std::size_t k = 0; k < reranked; ++k) candidates.push_back(index_.address(hits[k].record, model_));
     std::vector<std::pair<const Address*, const Address*>> pairs;
     for (const auto& c : candidates) pairs.emplace_back(&query, &c);
+    // A record whose normalized text is the query's is exact_match with P = 1: the pair
+    // scorer's own rule (runtime::PairScorer::decide), not search's.
     std::vector<MatchResult> matches = model_.score(pairs);
-    // A record whose normalized text is the query's names the same place: an exact match,
-    // as dedup counts copies, whatever the head says of a terse address against itself
-    // (上海市泗塘一村 scored 0.63 and came second).
-    const std::optional<MatchResult> identical = model_.scorer().folder().roles.certain_exact(model_.labels());
     for (std::size_t k = 0; k < reranked; ++k) {
-      if (identical && candidates[k].text == query.text) matches[k] = *identical;
       // Lookup asks for the record that is the query's place: P(exact_match) ranks those
       // above coarser or finer partial matches (a district for a street address).
       hits[k].score = matches[k].p_exact_match;
@@ -165,7 +162,7 @@ std::vector<SearchHit> Searcher::search_one(const Address& query, std::span<cons
     }
     // Reranked hits come first, by that probability; the rest keep the fused order.
     // Of equal scores, the query's own text first.
-    const auto own_text = [&](const SearchHit& h) { return identical && index_.normalized(h.record) == query.text; };
+    const auto own_text = [&](const SearchHit& h) { return index_.normalized(h.record) == query.text; };
     std::stable_sort(hits.begin(), hits.begin() + static_cast<std::ptrdiff_t>(reranked),
                      [&](const SearchHit& a, const SearchHit& b) {
                        return a.score != b.score ? a.score > b.score : own_text(a) && !own_text(b);

@@ -17,7 +17,9 @@ NormalizedPair PairScorer::normalize(std::string_view a, std::string_view b) con
 }
 
 text::EncodedInput PairScorer::tokenize(const NormalizedPair& pair) const {
-  return folder_.tokenizer.encode_pair(pair.a, pair.b, max_length());
+  text::EncodedInput input = folder_.tokenizer.encode_pair(pair.a, pair.b, max_length());
+  input.same_text = pair.a == pair.b;
+  return input;
 }
 
 void PairScorer::compare(const NormalizedPair& pair, text::EncodedInput& input) const {
@@ -124,7 +126,10 @@ void PairScorer::decide(std::span<const text::EncodedInput* const> inputs, std::
     final = head_probabilities.data();
   }
   results.clear();
-  for (std::size_t k = 0; k < inputs.size(); ++k) results.push_back(folder_.roles.result(labels(), final + k * n));
+  const std::optional<MatchResult> same_place = folder_.roles.certain_exact(labels());
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    results.push_back(inputs[k]->same_text && same_place ? *same_place : folder_.roles.result(labels(), final + k * n));
+  }
 }
 
 void PairScorer::embed(std::span<const text::EncodedInput* const> inputs, model::BertModel::Workspace& ws,

@@ -32,7 +32,9 @@ std::vector<MatchResult> RerankScorer::score(std::span<const AddressPair> pairs)
   const auto normalized = run_in_parallel(pairs.size(), "pair", [&](std::size_t i) {
     return NormalizedPair{normalizer_.normalize(pairs[i].a), normalizer_.normalize(pairs[i].b)};
   });
-  return results_of(compare_pairs(head_->comparer(), normalized));
+  std::vector<char> same_text(normalized.size());
+  for (std::size_t i = 0; i < normalized.size(); ++i) same_text[i] = normalized[i].a == normalized[i].b;
+  return results_of(compare_pairs(head_->comparer(), normalized), same_text);
 }
 
 std::vector<MatchResult> RerankScorer::score(std::span<const ParsedPair> pairs) const {
@@ -44,21 +46,30 @@ std::vector<MatchResult> RerankScorer::score(std::span<const ParsedPair> pairs) 
     if (added) compared.push_back(head_->comparer().compared(*address));
     return compared[it->second];
   };
-  for (const auto& [a, b] : pairs) compared_of(a), compared_of(b);
+  for (const auto& p : pairs) compared_of(p.a), compared_of(p.b);
   std::vector<std::vector<float>> features;
+  std::vector<char> same_text;
   features.reserve(pairs.size());
-  for (const auto& [a, b] : pairs) features.push_back(head_->comparer().features(compared_of(a), compared_of(b)));
-  return results_of(features);
+  same_text.reserve(pairs.size());
+  for (const auto& p : pairs) {
+    features.push_back(head_->comparer().features(compared_of(p.a), compared_of(p.b)));
+    same_text.push_back(p.same_text);
+  }
+  return results_of(features, same_text);
 }
 
-std::vector<MatchResult> RerankScorer::results_of(const std::vector<std::vector<float>>& features) const {
+std::vector<MatchResult> RerankScorer::results_of(const std::vector<std::vector<float>>& features,
+                                                  const std::vector<char>& same_text) const {
   const std::vector<std::span<const float>> rows(features.begin(), features.end());
   const std::size_t n = labels_.size();
   std::vector<float> probabilities(features.size() * n);
   head_->probabilities(rows, {}, probabilities);
   std::vector<MatchResult> results;
   results.reserve(features.size());
-  for (std::size_t k = 0; k < features.size(); ++k) results.push_back(roles_.result(labels_, &probabilities[k * n]));
+  const std::optional<MatchResult> same_place = roles_.certain_exact(labels_);
+  for (std::size_t k = 0; k < features.size(); ++k) {
+    results.push_back(same_text[k] && same_place ? *same_place : roles_.result(labels_, &probabilities[k * n]));
+  }
   return results;
 }
 

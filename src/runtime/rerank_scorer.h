@@ -34,7 +34,13 @@ class RerankScorer {
   // Pairs of addresses parsed already for comparison (match::parse_for_comparison of the
   // normalized text, as search's index and dedup hold them), on the calling thread; each
   // address read once, however many of the pairs it is in.
-  using ParsedPair = std::pair<const ParsedAddress*, const ParsedAddress*>;
+  // same_text: the two addresses' whole normalized texts are one (a parse for comparison
+  // may hold only a long text's prefix, so the parses cannot tell).
+  struct ParsedPair {
+    const ParsedAddress* a;
+    const ParsedAddress* b;
+    bool same_text;
+  };
   std::vector<MatchResult> score(std::span<const ParsedPair> pairs) const;
 
   // The head's link threshold for a merge rule, when its trainer chose one.
@@ -43,8 +49,10 @@ class RerankScorer {
  private:
   RerankScorer(std::vector<std::string> labels, text::AddressNormalizer normalizer,
                std::unique_ptr<const match::MatchHead> head);
-  // The trees over each pair's features, then the label.
-  std::vector<MatchResult> results_of(const std::vector<std::vector<float>>& features) const;
+  // The trees over each pair's features, then the label; a pair whose two texts are one
+  // (same_text[k]) is exact_match with P = 1, as PairScorer::decide rules.
+  std::vector<MatchResult> results_of(const std::vector<std::vector<float>>& features,
+                                      const std::vector<char>& same_text) const;
 
   std::vector<std::string> labels_;
   model::LabelRoles roles_;

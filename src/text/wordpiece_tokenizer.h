@@ -32,6 +32,9 @@ struct EncodedInput {
   // A pair's match-head features (see match/match_head.h), computed beside tokenization
   // so that they travel through the batcher with the tokens; empty without a head.
   std::vector<float> pair_features;
+  // A pair whose two texts are equal once normalized: one place, whatever the model makes of
+  // a terse address against itself (runtime::PairScorer::decide).
+  bool same_text = false;
 };
 
 // A reimplementation of BertTokenizer (the "slow" Python one): special-token splitting,

@@ -18,7 +18,7 @@ import pytest
 
 import geoalign
 import geoalign.dask
-from conftest import MODEL, read_addresses, read_pairs, run_cli
+from conftest import MODEL, ROOT, read_addresses, read_pairs, run_cli
 from serve_process import Server
 
 PROBABILITIES = ["p_not_match", "p_partial_match", "p_exact_match"]
@@ -91,3 +91,56 @@ def test_the_rerank_heads_front_ends_give_one_decision(cli, tmp_path):
         both = [(x + y) / 2 for x, y in zip(given[(a, b)][1], given[(b, a)][1])]
         got = [float(fields[header.index(c)]) for c in PROBABILITIES]
         assert got == pytest.approx(both, abs=2 * PRINTED), (a, b)
+
+
+def variants(address: str) -> list[str]:
+    """The address and ways of writing it that normalize to the same text: a zero-width
+    space, full-width digits, blanks around it, markup for a space."""
+    full_width = address.translate({ord(d): ord(d) - ord("0") + ord("０") for d in "0123456789"})
+    return [address, "\u200b" + address, full_width, f"  {address}\u3000", f"&nbsp;{address}"]
+
+
+def data_addresses(limit: int) -> list[str]:
+    """Up to `limit` distinct addresses of ../shared/data's labelled pairs, when it is there."""
+    found: dict[str, None] = {}
+    for name in ("ccks2021_address_relevance", "shenzhen_address_pairs"):
+        path = ROOT.parent / "shared" / "data" / name / "pairs.tsv"
+        if path.is_file():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                for field in line.split("\t")[:2]:
+                    if field.strip() and len(found) < limit:
+                        found[field] = None
+    return list(found)
+
+
+def test_an_address_against_itself_is_an_exact_match_in_every_front_end(cli, matcher, tmp_path):
+    _, addresses = read_addresses()
+    addresses = list(dict.fromkeys(addresses))
+    pairs = [(a, v) for a in addresses for v in variants(a)]
+
+    for r in matcher.score(pairs):
+        assert (r.label, r.p_exact_match) == ("exact_match", 1.0)
+    for label, p in cli_probabilities(cli, pairs, "--head", "rerank"):
+        assert (label, p) == ("exact_match", [0.0, 0.0, 1.0])
+    with Server(cli, "--model", str(MODEL)) as server:
+        status, answer = server.post("/v1/match", {"pairs": [list(p) for p in pairs]})
+    assert status == 200, answer
+    assert {(r["label"], r["probabilities"]["exact_match"]) for r in answer["results"]} == {("exact_match", 1.0)}
+
+    index = geoalign.Index.build(addresses, path=tmp_path / "index", model=str(MODEL))
+    for query, hits in zip(addresses, index.search([variants(a)[2] for a in addresses], k=3, rerank=10)):
+        assert (hits[0]["text"], hits[0]["label"], hits[0]["score"]) == (query, "exact_match", 1.0)
+
+
+def test_every_address_of_the_data_against_itself_is_an_exact_match(cli, matcher):
+    addresses = data_addresses(limit=100_000)
+    if not addresses:
+        pytest.skip("no ../shared/data")
+    pairs = [(a, a) for a in addresses]
+    wrong = [(a, label, p) for a, (label, p) in zip(addresses, cli_probabilities(cli, pairs, "--head", "rerank"))
+             if (label, p[2]) != ("exact_match", 1.0)]
+    assert not wrong, f"{len(wrong)} of {len(pairs)} with the rerank head, first {wrong[:3]}"
+    sample = addresses[::max(1, len(addresses) // 3000)]  # the cross-encoder: a few thousand
+    wrong = [a for a, r in zip(sample, matcher.score([(a, a) for a in sample]))
+             if (r.label, r.p_exact_match) != ("exact_match", 1.0)]
+    assert not wrong, f"{len(wrong)} of {len(sample)} with the match head, first {wrong[:3]}"
