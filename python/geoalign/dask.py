@@ -132,16 +132,16 @@ def _score_partition(part: pd.DataFrame, addr1: str, addr2: str, model: str, pre
                 raise ValueError(f"{row_name(part, i, None)}, column {where}: {why}")
             errors[i] = f"{where}: {why}"
     good = [i for i, e in enumerate(errors) if e is None]
-    out = part.copy()
-    for c in SCORE_COLUMNS:
-        out[c] = None if c == "label" else np.nan
+    # Whole columns, filled where a row was scored: a bad row keeps None and NaN.
+    columns = {c: np.full(len(part), None, dtype=object) if c == "label" else np.full(len(part), np.nan, np.float32)
+               for c in SCORE_COLUMNS}
     if good:
         scored = _matcher(model, precision, threads).score_frame(part.iloc[good], addr1, addr2, batch_size=batch_size)
         for c in SCORE_COLUMNS:
-            out.iloc[good, out.columns.get_loc(c)] = scored[c].to_numpy()
-    out["score"] = out["score"].astype("float32")
-    for c in SCORE_COLUMNS[2:]:
-        out[c] = out[c].astype("float32")
+            columns[c][good] = scored[c].to_numpy()
+    out = part.copy()
+    for c in SCORE_COLUMNS:
+        out[c] = columns[c]
     if on_error == "skip":
         out["error"] = errors
     return out
