@@ -21,6 +21,9 @@ grep -q '杭州市' <<<"$out" || { echo "check_install: expected the parse to na
 grep -q $'^best hit\tb\t' <<<"$out" || { echo "check_install: expected the search to find record b" >&2; exit 1; }
 # Deduplicated with a Guangzhou address: the two copies are one place, Guangzhou another.
 grep -q $'^clusters\t2\t002$' <<<"$out" || { echo "check_install: expected dedup to find 2 clusters (rows 0 0 2)" >&2; exit 1; }
+# Run from elsewhere without --model, the installed command finds the model installed beside it.
+(cd "$scratch" && "$scratch/prefix/bin/geoalign" version) | grep -q "^model: $scratch/prefix/share/geoalign/models/default " ||
+  { echo "check_install: expected geoalign version to find the installed model" >&2; exit 1; }
 # The installed command runs on its own, with the installed model.
 "$scratch/prefix/bin/geoalign" score --model "$scratch/prefix/share/geoalign/models/default" <<<$'北京市朝阳区建国路88号\t北京朝阳建国路88号' >/dev/null
 echo "check_install: the installed library, headers, CMake package and command work" >&2

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "support/cli_run.h"
+#include "support/temp_dir.h"
 
 namespace geoalign::testing {
 namespace {
@@ -61,6 +62,36 @@ TEST(CliCommonOptions, EveryCommandDescribesThemInTheSameWords) {
     const std::string first = help_line(commands.front(), option);
     for (const auto& command : commands) EXPECT_EQ(help_line(command, option), first) << command << " --" << option;
   }
+}
+
+// Without --model a command finds the bundled model wherever it is run from (the tests
+// run in the build folder, where no models/default is), and `version` says which.
+TEST(CliModelFolder, FoundWithoutModelFromAnotherFolderAndNamedByVersion) {
+  ASSERT_FALSE(std::filesystem::exists("models/default"));
+  const auto scored = run_cli("score", "北京市朝阳区建国路88号\t北京朝阳建国路88号\n");
+  ASSERT_EQ(scored.exit_code, 0) << scored.err;
+  EXPECT_NE(scored.out.find("\texact_match\t"), std::string::npos) << scored.out;
+
+  for (const std::string command : {"version", "--version"}) {
+    const auto v = run_cli(command);
+    ASSERT_EQ(v.exit_code, 0) << v.err;
+    const auto out = lines(v.out);
+    ASSERT_EQ(out.size(), 3u) << v.out;
+    EXPECT_EQ(out[0].rfind("geoalign version 0.", 0), 0u) << out[0];
+    EXPECT_NE(out[0].find("(commit "), std::string::npos) << out[0];
+    const std::string model = std::filesystem::canonical(source_dir() / "models/default").string();
+    EXPECT_EQ(out[1].rfind("model: " + model + " (checksum ", 0), 0u) << out[1];
+    EXPECT_EQ(out[2].rfind("cpu: ", 0), 0u) << out[2];
+  }
+}
+
+TEST(CliModelFolder, AMissingFolderIsNamedWithTheFolderItIsRelativeTo) {
+  const auto r = run_cli("score --model no/such/model", "a\tb\n");
+  EXPECT_EQ(r.exit_code, 1);
+  const std::string here = std::filesystem::current_path().string();
+  EXPECT_NE(r.err.find("model folder no/such/model (relative to the current directory, " + here + ") does not exist"),
+            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--model"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -26,6 +26,7 @@ class Args {
 
   bool flag(const std::string& name) const;
   std::string value(const std::string& name) const;  // the given value or the default
+  bool given(const std::string& name) const { return values_.count(name) > 0; }
   long integer(const std::string& name, long min, long max) const;
   double real(const std::string& name, double min, double max) const;
   // The value split at commas; an empty value or an empty item ("1,,4", "1,4,") is a usage error.

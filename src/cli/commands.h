@@ -16,5 +16,6 @@ int run_term_weights(int argc, char** argv, int first);
 int run_index(int argc, char** argv, int first);
 int run_search(int argc, char** argv, int first);
 int run_dedup(int argc, char** argv, int first);
+int run_version(int argc, char** argv, int first);
 
 }  // namespace geoalign::cli

@@ -153,7 +153,7 @@ int run_eval(int argc, char** argv, int first) {
   } else {
     std::printf("%zu labelled pairs from %s (%zu skipped)\n\n", pairs.size(), args.value("data").c_str(), skipped);
     const bool rerank = args.value("head") == "rerank";
-    print_report(((rerank ? "rerank head of " : "model ") + args.value("model")).c_str(), model_report);
+    print_report(((rerank ? "rerank head of " : "model ") + model_dir_option(args)).c_str(), model_report);
     std::printf("\n");
     print_report(("LCS baseline (thresholds " + args.value("lcs-thresholds") + ")").c_str(), lcs_report);
   }

@@ -31,6 +31,7 @@ constexpr const char* kUsage =
     "  dedup     cluster an address file into entities (one cluster per place)\n"
     "  serve     HTTP server with dynamic batching (KServe v2 compatible)\n"
     "  loadtest  load an HTTP endpoint and report throughput and latency\n"
+    "  version   the version, the model found without --model, and the CPU kernels in use\n"
     "\n"
     "Run 'geoalign COMMAND --help' for a command's options.\n";
 
@@ -49,6 +50,7 @@ int run_command(const std::string& command, int argc, char** argv) {
   if (command == "dedup") return geoalign::cli::run_dedup(argc, argv, 2);
   if (command == "serve") return geoalign::cli::run_serve(argc, argv, 2);
   if (command == "loadtest") return geoalign::cli::run_loadtest(argc, argv, 2);
+  if (command == "version" || command == "--version") return geoalign::cli::run_version(argc, argv, 2);
   std::fprintf(stderr, "geoalign: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return 2;
 }

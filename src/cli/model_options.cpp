@@ -5,8 +5,11 @@
 
 namespace geoalign::cli {
 
-const Args::Option kModelOption = {"model", true, "model folder (Hugging Face layout, with geoalign's heads if any)",
-                                   "models/default"};
+const Args::Option kModelOption = {
+    "model", true,
+    "model folder (Hugging Face layout, with geoalign's heads if any); default: the bundled model (models/default "
+    "here, else beside the binary or where it was built)",
+    "models/default"};
 const Args::Option kPrecisionOption = {
     "precision", true, "fp32, bf16, int8 or auto (the fastest that keeps fp32 accuracy on this machine)", "auto"};
 const Args::Option kThreadsOption = {"threads", true, "CPU threads, 0 = one per core", "0"};
@@ -16,6 +19,39 @@ const Args::Option kOnErrorOption = {"on-error", true, "bad input lines: fail (s
 const Args::Option kPairScorerOption = {
     "head", true, "pair scorer: rerank (parses and trees, fast) or match (cross-encoder and match head, as score)",
     "rerank"};
+
+std::vector<std::filesystem::path> default_model_candidates() {
+  std::vector<std::filesystem::path> candidates = {std::filesystem::path("models") / "default"};
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) candidates.push_back(exe.parent_path().parent_path() / "share" / "geoalign" / "models" / "default");
+  candidates.emplace_back(GEOALIGN_SOURCE_MODEL_DIR);
+  candidates.emplace_back(GEOALIGN_INSTALLED_MODEL_DIR);
+  return candidates;
+}
+
+std::filesystem::path default_model_dir() {
+  std::string looked;
+  for (const auto& candidate : default_model_candidates()) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(candidate, ec)) return candidate;
+    looked += (looked.empty() ? "" : ", ") + candidate.string();
+  }
+  throw Error("no model folder given, and the bundled model is not in any of the places looked in (" + looked +
+              "): pass --model DIR");
+}
+
+std::string model_dir_option(const Args& args) {
+  if (!args.given("model")) return default_model_dir().string();
+  const std::filesystem::path dir = args.value("model");
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    std::string where = dir.string();
+    if (dir.is_relative()) where += " (relative to the current directory, " + std::filesystem::current_path(ec).string() + ")";
+    throw Error("model folder " + where + " does not exist; pass --model DIR with a model folder");
+  }
+  return dir.string();
+}
 
 int threads_option(const Args& args) { return static_cast<int>(args.integer("threads", 0, kMaxThreads)); }
 

@@ -1,7 +1,9 @@
 #pragma once
 
 #include <cstddef>
+#include <filesystem>
 #include <string>
+#include <vector>
 
 #include "backend/device.h"
 #include "cli/args.h"
@@ -18,13 +20,25 @@ Device device_option(const Args& args);
 
 // The options most commands share, declared once so that their help, defaults and checks
 // cannot drift apart between commands.
-extern const Args::Option kModelOption;      // --model DIR, default models/default
+extern const Args::Option kModelOption;      // --model DIR, default: default_model_dir()
 extern const Args::Option kPrecisionOption;  // --precision fp32|bf16|int8|auto
 extern const Args::Option kThreadsOption;    // --threads N, 0 = one per core
 extern const Args::Option kBatchSizeOption;  // --batch-size N pairs per encoder batch
 extern const Args::Option kOnErrorOption;    // --on-error fail|skip
 // search's and dedup's --head: the rerank head (parses and trees) or the cross-encoder.
 extern const Args::Option kPairScorerOption;
+
+// --model: the folder given, which must exist (an error names it, and the current
+// directory when it is relative), else default_model_dir().
+std::string model_dir_option(const Args& args);
+// Where a command looks for the bundled model when no --model is given, in order:
+// models/default under the current directory (a checkout), then beside the binary
+// (BIN/../share/geoalign/models/default: an install, wherever it was moved), the source
+// tree the binary was built from, and the install prefix it was built for.
+std::vector<std::filesystem::path> default_model_candidates();
+// The first candidate that is a folder; throws Error listing where it looked and how to
+// pass --model.
+std::filesystem::path default_model_dir();
 
 // --threads, 0 to kMaxThreads (a UsageError outside).
 int threads_option(const Args& args);

@@ -27,11 +27,11 @@ ScorePairs load_pair_scoring(const Args& args, std::size_t batch_size) {
   if (head == "rerank") {
     if (options.device != "cpu") throw UsageError("--device applies to --head match: the rerank head runs no encoder");
     set_num_threads(options.threads);
-    auto scorer = std::make_shared<const runtime::RerankScorer>(runtime::RerankScorer::load(args.value("model")));
+    auto scorer = std::make_shared<const runtime::RerankScorer>(runtime::RerankScorer::load(model_dir_option(args)));
     return [scorer](std::span<const AddressPair> pairs) { return scorer->score(pairs); };
   }
   if (head != "match") throw UsageError("--head must be match or rerank");
-  auto matcher = std::make_shared<const Matcher>(Matcher::load(args.value("model"), options));
+  auto matcher = std::make_shared<const Matcher>(Matcher::load(model_dir_option(args), options));
   return [matcher, batch_size](std::span<const AddressPair> pairs) { return matcher->score(pairs, batch_size); };
 }
 

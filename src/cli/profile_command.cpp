@@ -32,7 +32,7 @@ int run_profile(int argc, char** argv, int first) {
   set_num_threads(threads_option(args));
   const auto batch_size = batch_size_option(args);
   const auto precision = model::resolve_precision(precision_option(args));
-  const runtime::PairScorer scorer(model::ModelFolder::load(args.value("model"), precision));
+  const runtime::PairScorer scorer(model::ModelFolder::load(model_dir_option(args), precision));
   scorer.require_classifier();
   const auto pairs = read_valid_pairs(args.value("input"));
 
