@@ -14,6 +14,7 @@
 #include "index/address_index.h"
 #include "index/inner_product_distance.h"
 #include "index/searcher.h"
+#include "support/error_of.h"
 #include "support/load_error.h"
 #include "support/temp_dir.h"
 #include "support/unit_vectors.h"
@@ -27,15 +28,6 @@ index::StringColumn column(const std::vector<std::string>& texts) {
   index::StringColumn c;
   for (const auto& t : texts) c.push_back(t);
   return c;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 TEST(BinaryFile, RoundTripsAndRefusesForeignTruncatedOrLongerFiles) {

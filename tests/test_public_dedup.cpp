@@ -6,11 +6,13 @@
 #include <vector>
 
 #include "geoalign/dedup.h"
+#include "support/error_of.h"
 #include "support/temp_dir.h"
 
 namespace geoalign {
 namespace {
 
+using testing::error_of;
 using testing::source_dir;
 
 // Four places, each written two ways, one row repeated: which rows are one place is known
@@ -76,16 +78,6 @@ TEST(PublicDedup, StagesInSmallPiecesGiveRunsTable) {
   EXPECT_EQ(staged.best_match_row, whole.best_match_row);
   EXPECT_EQ(staged.best_match_score, whole.best_match_score);
   EXPECT_EQ(staged.clusters, whole.clusters);
-}
-
-template <typename Fn>
-std::string error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 TEST(PublicDedup, BadInputIsAnErrorThatNamesThePlace) {

@@ -73,8 +73,7 @@ Deduplicator Deduplicator::load(const std::filesystem::path& model_dir, const De
 DedupTable Deduplicator::run(std::span<const std::string> rows, const DedupOptions& options) const {
   adopt_num_threads();
   if (rows.empty()) throw Error("no addresses to deduplicate");
-  const std::vector<std::string> copy(rows.begin(), rows.end());
-  return public_table(dedup::dedup_table(dedup::deduplicate(*impl_->model, copy, engine_options(options))));
+  return public_table(dedup::dedup_table(dedup::deduplicate(*impl_->model, rows, engine_options(options))));
 }
 
 std::string Deduplicator::normalize(std::string_view row) const { return impl_->model->normalize(row); }

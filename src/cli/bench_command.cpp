@@ -112,13 +112,14 @@ int run_bench(int argc, char** argv, int first) {
   const double budget = static_cast<double>(args.integer("seconds", 1, 3600));
   set_num_threads(threads_option(args));
   const auto pairs = read_valid_pairs(args.value("input"));
+  const std::string model_dir = model_dir_option(args);
 
   nlohmann::json rows = nlohmann::json::array();
   double tokenize_chars_per_second = 0, prepare_chars_per_second = 0;
   nlohmann::json peaks = nlohmann::json::object();
   for (const Precision requested : precisions) {
     const auto precision = model::resolve_precision(requested, device);
-    const runtime::PairScorer scorer(model::ModelFolder::load(model_dir_option(args), precision, device));
+    const runtime::PairScorer scorer(model::ModelFolder::load(model_dir, precision, device));
     scorer.require_classifier();
 
     // Input preparation on one thread, measured apart from the model: tokenization alone
@@ -186,7 +187,7 @@ int run_bench(int argc, char** argv, int first) {
     }
   }
 
-  nlohmann::json out = {{"model", model_dir_option(args)},
+  nlohmann::json out = {{"model", model_dir},
                         {"threads", num_threads()},
                         {"pairs", pairs.size()},
                         {"tokenize_chars_per_second", tokenize_chars_per_second},
@@ -197,7 +198,7 @@ int run_bench(int argc, char** argv, int first) {
     std::cout << out.dump(2) << "\n";
     return 0;
   }
-  std::printf("model %s, %d threads, %zu pairs from %s\n", model_dir_option(args).c_str(), num_threads(), pairs.size(),
+  std::printf("model %s, %d threads, %zu pairs from %s\n", model_dir.c_str(), num_threads(), pairs.size(),
               args.value("input").c_str());
   std::printf("one thread: tokenization %.2f M chars/s; input preparation (tokenization, and with a match head "
               "parsing and comparing) %.2f M chars/s\n",

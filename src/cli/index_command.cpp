@@ -86,8 +86,9 @@ int run_index(int argc, char** argv, int first) {
   std::optional<index::AddressIndex> ix;
   std::unique_ptr<index::AddressModel> model;
   if (build) {
-    model = index::AddressModel::load(model_dir_option(args), precision, "rerank", args.value("parser"));
-    ix.emplace(model_dir_option(args), *model,
+    const std::string model_dir = model_dir_option(args);
+    model = index::AddressModel::load(model_dir, precision, "rerank", args.value("parser"));
+    ix.emplace(model_dir, *model,
                index::VectorIndex::Options{static_cast<std::size_t>(args.integer("links", 4, 128)),
                                            static_cast<std::size_t>(args.integer("build-candidates", 10, 4096))});
   } else {

@@ -1,6 +1,7 @@
 #include "cli/model_options.h"
 
 #include "backend/threads.h"
+#include "model/folder_parser.h"
 #include "geoalign/error.h"
 
 namespace geoalign::cli {
@@ -22,11 +23,7 @@ const Args::Option kPairScorerOption = {
 
 std::vector<std::filesystem::path> default_model_candidates() {
   std::vector<std::filesystem::path> candidates = {std::filesystem::path("models") / "default"};
-  std::error_code ec;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) candidates.push_back(exe.parent_path().parent_path() / "share" / "geoalign" / "models" / "default");
-  candidates.emplace_back(GEOALIGN_SOURCE_MODEL_DIR);
-  candidates.emplace_back(GEOALIGN_INSTALLED_MODEL_DIR);
+  for (auto& dir : model::bundled_model_dirs()) candidates.push_back(std::move(dir));
   return candidates;
 }
 

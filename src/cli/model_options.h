@@ -32,9 +32,8 @@ extern const Args::Option kPairScorerOption;
 // directory when it is relative), else default_model_dir().
 std::string model_dir_option(const Args& args);
 // Where a command looks for the bundled model when no --model is given, in order:
-// models/default under the current directory (a checkout), then beside the binary
-// (BIN/../share/geoalign/models/default: an install, wherever it was moved), the source
-// tree the binary was built from, and the install prefix it was built for.
+// models/default under the current directory (a checkout), then model::bundled_model_dirs()
+// (beside the binary, the source tree it was built from, the install prefix).
 std::vector<std::filesystem::path> default_model_candidates();
 // The first candidate that is a folder; throws Error listing where it looked and how to
 // pass --model.

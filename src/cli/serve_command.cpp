@@ -155,13 +155,14 @@ int run_serve(int argc, char** argv, int first) {
   const Precision precision = precision_option(args);
   const Device device = device_option(args);
   require_device(device);  // before listening: a server that cannot use its GPU must not start
+  const std::string model_dir = model_dir_option(args);
   const auto shared_scorer = std::make_shared<const runtime::PairScorer>(
-      model::ModelFolder::load(model_dir_option(args), model::resolve_precision(precision, device), device,
+      model::ModelFolder::load(model_dir, model::resolve_precision(precision, device), device,
                                 args.value("parser")));
   const runtime::PairScorer& scorer = *shared_scorer;
   scorer.require_classifier();
   std::unique_ptr<serve::SearchKind> search;
-  if (!args.value("index").empty()) search = serve::SearchKind::open(args.value("index"), model_dir_option(args), shared_scorer);
+  if (!args.value("index").empty()) search = serve::SearchKind::open(args.value("index"), model_dir, shared_scorer);
   serve::Metrics metrics;
   runtime::Batcher batcher(scorer, batching, &metrics);
   serve::Server server(scorer, batcher, metrics, server_options, search.get());

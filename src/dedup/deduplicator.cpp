@@ -61,7 +61,7 @@ void check_exhaustively(const index::AddressModel& model, std::span<const index:
 
 }  // namespace
 
-DistinctAddresses distinct_addresses(const index::AddressModel& model, const std::vector<std::string>& rows) {
+DistinctAddresses distinct_addresses(const index::AddressModel& model, std::span<const std::string> rows) {
   std::vector<std::string> normalized(rows.size());
   runtime::for_each_named(
       rows.size(), 256, [](std::size_t k) { return "row " + std::to_string(k + 1); },
@@ -118,7 +118,7 @@ float default_threshold(const index::AddressModel& model, MergeRule rule) {
   return model.link_threshold(merge_rule_name(rule)).value_or(0.5f);
 }
 
-DedupResult deduplicate(const index::AddressModel& model, const std::vector<std::string>& rows, const DedupOptions& options,
+DedupResult deduplicate(const index::AddressModel& model, std::span<const std::string> rows, const DedupOptions& options,
                         const index::BuildProgress& progress) {
   DedupResult r;
   r.threshold = options.threshold.value_or(default_threshold(model, options.rule));

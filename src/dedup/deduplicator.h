@@ -41,7 +41,7 @@ struct DistinctAddresses {
 };
 // Throws Error naming the row (1-based) of the first row that cannot be normalized or is
 // blank after normalization.
-DistinctAddresses distinct_addresses(const index::AddressModel& model, const std::vector<std::string>& rows);
+DistinctAddresses distinct_addresses(const index::AddressModel& model, std::span<const std::string> rows);
 // The numbering step alone, for rows already normalized (geoalign.dask normalizes each
 // partition in its own task): rows with equal texts are one address. Throws Error naming
 // the row (1-based) of the first blank text.
@@ -83,7 +83,7 @@ struct DedupResult : DistinctAddresses {
 //   distinct_addresses → parse (AddressModel::prepare) and embed each address once →
 //   block (lexical and vector neighbours, minus conflicting regions) → score_pairs in
 //   large batches → cluster_entities (average linkage).
-DedupResult deduplicate(const index::AddressModel& model, const std::vector<std::string>& rows,
+DedupResult deduplicate(const index::AddressModel& model, std::span<const std::string> rows,
                         const DedupOptions& options, const index::BuildProgress& progress = {});
 
 }  // namespace geoalign::dedup

@@ -10,16 +10,29 @@ bool folder_exists(const std::filesystem::path& dir) {
   return std::filesystem::is_directory(dir, ec);
 }
 
-// The source tree's parser where this build can still see it, else the one cmake --install
-// put beside the installed library.
+// The first bundled model's parser that exists, else the install prefix's (for the message
+// of a parse that finds none).
 std::filesystem::path default_bundled_dir() {
-  const std::filesystem::path source = GEOALIGN_BUNDLED_PARSER_DIR;
-  return folder_exists(source) ? source : std::filesystem::path(GEOALIGN_INSTALLED_PARSER_DIR);
+  const std::vector<std::filesystem::path> dirs = bundled_model_dirs();
+  for (const auto& dir : dirs) {
+    if (folder_exists(dir / "parser")) return dir / "parser";
+  }
+  return dirs.back() / "parser";
 }
 
 std::mutex g_bundled_mutex;
 std::filesystem::path g_bundled_dir = default_bundled_dir();
 }  // namespace
+
+std::vector<std::filesystem::path> bundled_model_dirs() {
+  std::vector<std::filesystem::path> dirs;
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) dirs.push_back(exe.parent_path().parent_path() / "share" / "geoalign" / "models" / "default");
+  dirs.emplace_back(GEOALIGN_SOURCE_MODEL_DIR);
+  dirs.emplace_back(GEOALIGN_INSTALLED_MODEL_DIR);
+  return dirs;
+}
 
 void set_bundled_parser_dir(const std::filesystem::path& dir) {
   std::lock_guard lock(g_bundled_mutex);

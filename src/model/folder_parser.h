@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "geoalign/parser.h"
 
@@ -40,8 +41,15 @@ class FolderParser {
   mutable std::unique_ptr<const AddressParser> loaded_parser_;
 };
 
+// Where the bundled model may be outside a checkout, in order: beside the running binary
+// (BIN/../share/geoalign/models/default: an install, wherever it was moved), the source
+// tree this build was made from, and the install prefix it was built for. The command line
+// looks for its default model there (after ./models/default), and the bundled parser is
+// the parser/ of the first that has one.
+std::vector<std::filesystem::path> bundled_model_dirs();
+
 // Where the bundled parser is: set by a front end that ships it elsewhere (the Python
-// package, inside itself), else this build's models/default/parser.
+// package, inside itself), else the parser/ of bundled_model_dirs().
 void set_bundled_parser_dir(const std::filesystem::path& dir);
 std::filesystem::path bundled_parser_dir();
 

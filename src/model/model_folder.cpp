@@ -54,6 +54,13 @@ MatchResult LabelRoles::result(const std::vector<std::string>& labels, const flo
   return r;
 }
 
+MatchResult LabelRoles::decide(const std::vector<std::string>& labels, const float* probabilities, bool same_text) const {
+  if (same_text) {
+    if (std::optional<MatchResult> certain = certain_exact(labels)) return *std::move(certain);
+  }
+  return result(labels, probabilities);
+}
+
 std::optional<MatchResult> LabelRoles::certain_exact(const std::vector<std::string>& labels) const {
   if (!exact_match) return std::nullopt;
   std::vector<float> probabilities(labels.size(), 0.0f);

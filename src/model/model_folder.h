@@ -31,6 +31,9 @@ struct LabelRoles {
   // folder names it: for a pair whose two normalized texts are one. Empty for a model
   // without that role.
   std::optional<MatchResult> certain_exact(const std::vector<std::string>& labels) const;
+  // The decision for a pair: certain_exact() when its two normalized texts are one
+  // (same_text) and the folder has the role, else result(). Every pair scorer decides here.
+  MatchResult decide(const std::vector<std::string>& labels, const float* probabilities, bool same_text) const;
 };
 
 // Everything a Hugging Face BERT classifier folder holds, loaded and cross-checked.

@@ -126,9 +126,8 @@ void PairScorer::decide(std::span<const text::EncodedInput* const> inputs, std::
     final = head_probabilities.data();
   }
   results.clear();
-  const std::optional<MatchResult> same_place = folder_.roles.certain_exact(labels());
   for (std::size_t k = 0; k < inputs.size(); ++k) {
-    results.push_back(inputs[k]->same_text && same_place ? *same_place : folder_.roles.result(labels(), final + k * n));
+    results.push_back(folder_.roles.decide(labels(), final + k * n, inputs[k]->same_text));
   }
 }
 

@@ -53,8 +53,8 @@ class PairScorer {
                              Tensor& probabilities, model::StageTimer* timer = nullptr) const;
   // The decision from the encoder's probabilities [n, labels] (host memory, rows in input
   // order): the match head's trees over the inputs' pair features when the model has
-  // them, then the label. A pair of one text (same_text) is exact_match with P = 1 for
-  // every folder whose labels name an exact match: the engine's rule, not a front end's.
+  // them, then the label (model::LabelRoles::decide: a pair of one text is exact_match
+  // with P = 1, the engine's rule, not a front end's).
   void decide(std::span<const text::EncodedInput* const> inputs, std::span<const float> encoder,
               std::vector<MatchResult>& results, model::StageTimer* timer = nullptr) const;
   // Final results: the encoder, then decide().

@@ -66,9 +66,8 @@ std::vector<MatchResult> RerankScorer::results_of(const std::vector<std::vector<
   head_->probabilities(rows, {}, probabilities);
   std::vector<MatchResult> results;
   results.reserve(features.size());
-  const std::optional<MatchResult> same_place = roles_.certain_exact(labels_);
   for (std::size_t k = 0; k < features.size(); ++k) {
-    results.push_back(same_text[k] && same_place ? *same_place : roles_.result(labels_, &probabilities[k * n]));
+    results.push_back(roles_.decide(labels_, &probabilities[k * n], same_text[k] != 0));
   }
   return results;
 }

@@ -49,8 +49,8 @@ class RerankScorer {
  private:
   RerankScorer(std::vector<std::string> labels, text::AddressNormalizer normalizer,
                std::unique_ptr<const match::MatchHead> head);
-  // The trees over each pair's features, then the label; a pair whose two texts are one
-  // (same_text[k]) is exact_match with P = 1, as PairScorer::decide rules.
+  // The trees over each pair's features, then the label (model::LabelRoles::decide, with
+  // same_text[k]).
   std::vector<MatchResult> results_of(const std::vector<std::vector<float>>& features,
                                       const std::vector<char>& same_text) const;
 
