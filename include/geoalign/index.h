@@ -33,6 +33,8 @@ struct IndexSearchOptions {
   std::size_t candidates = 100;  // from each of the lexical and vector searches
   std::string region;           // a place name (深圳市南山区) the hits must lie in; empty: anywhere
   bool region_from_query = false;  // leave out records in other cities than the query names
+  // How the pair scorer reads (query, record): both orders (the default) or as given.
+  PairReading reading = PairReading::Symmetric;
 };
 
 struct IndexHit {

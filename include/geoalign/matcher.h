@@ -19,6 +19,16 @@ const char* precision_name(Precision p);
 // Pairs (or addresses) per model batch unless told otherwise, here and in `geoalign score`.
 inline constexpr std::size_t kDefaultBatchSize = 64;
 
+// How a pair is read. Symmetric: the mean of the model's probabilities for (a, b) and
+// for (b, a), so the label and the probabilities of a pair do not depend on which address
+// comes first (exactly: the same numbers either way). Ordered: the pair as given, for data
+// shaped query -> reference (CCKS: a user's query, then a map record), which a head
+// trained on that order reads better. The heads that read pairs in both orders (the
+// rerank head: search's rerank, dedup, `score --head rerank`) default to Symmetric.
+enum class PairReading { Symmetric, Ordered };
+PairReading parse_pair_reading(std::string_view name);  // "symmetric", "ordered"
+const char* pair_reading_name(PairReading reading);
+
 struct MatcherOptions {
   Precision precision = Precision::Auto;
   // CPU threads, 0 to 1024; holds for the whole process, whichever thread scores. 0: as

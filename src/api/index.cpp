@@ -70,6 +70,7 @@ std::vector<std::vector<IndexHit>> Index::search(std::span<const std::string> qu
   o.rerank = options.rerank;
   o.candidates = options.candidates;
   o.region_from_query = options.region_from_query;
+  o.reading = options.reading;
   if (!options.region.empty()) o.region = searcher.region_code(options.region);
   std::vector<std::vector<IndexHit>> out;
   out.reserve(queries.size());

@@ -70,6 +70,7 @@ int run_eval(int argc, char** argv, int first) {
              kPrecisionOption,
              {"json", false, "print JSON instead of tables", ""},
              kHeadOption,
+             kOrderedOption,
              kDeviceOption},
             "");
   args.parse(argc, argv, first);

@@ -12,6 +12,11 @@ const Args::Option kHeadOption = {"head", true,
                                   "match (the encoder, then the folder's match head if it has one) or rerank (the "
                                   "rerank head alone: no encoder, so --precision and --batch-size do not apply)",
                                   "match"};
+const Args::Option kOrderedOption = {"ordered", false,
+                                     "read each pair as given (query, then reference) instead of the mean of both "
+                                     "orders; the rerank head reads both orders unless told this, the match head "
+                                     "reads pairs as given either way for now",
+                                     ""};
 const Args::Option kDeviceOption = {"device", true,
                                     "where the encoder runs: cpu, or cuda (cuda:0) for the GPU; a GPU that cannot be "
                                     "used is an error, never a fall-back to the CPU",
@@ -28,7 +33,8 @@ ScorePairs load_pair_scoring(const Args& args, std::size_t batch_size) {
     if (options.device != "cpu") throw UsageError("--device applies to --head match: the rerank head runs no encoder");
     set_num_threads(options.threads);
     auto scorer = std::make_shared<const runtime::RerankScorer>(runtime::RerankScorer::load(model_dir_option(args)));
-    return [scorer](std::span<const AddressPair> pairs) { return scorer->score(pairs); };
+    const PairReading reading = args.flag("ordered") ? PairReading::Ordered : PairReading::Symmetric;
+    return [scorer, reading](std::span<const AddressPair> pairs) { return scorer->score(pairs, reading); };
   }
   if (head != "match") throw UsageError("--head must be match or rerank");
   auto matcher = std::make_shared<const Matcher>(Matcher::load(model_dir_option(args), options));

@@ -46,6 +46,7 @@ int run_score(int argc, char** argv, int first) {
              kThreadsOption,
              kOnErrorOption,
              kHeadOption,
+             kOrderedOption,
              kDeviceOption},
             "[FILE|-]");
   args.parse(argc, argv, first);

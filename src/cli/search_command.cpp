@@ -46,6 +46,7 @@ int run_search(int argc, char** argv, int first) {
              {"candidates", true, "candidates from each of the lexical and vector searches (at least --rerank and --k)", "100"},
              {"region", true, "only results in this province, city or district (北京市, 深圳市南山区)", ""},
              {"region-from-query", false, "leave out results in other cities than the one the query names (results of unknown city stay)", ""},
+             {"ordered", false, "the pair scorer reads (query, record) as given instead of the mean of both orders", ""},
              kPairScorerOption,
              kParserOption,
              kPrecisionOption,
@@ -78,6 +79,7 @@ int run_search(int argc, char** argv, int first) {
   options.candidates = static_cast<std::size_t>(args.integer("candidates", 1, 100000));
   if (!args.value("region").empty()) options.region = searcher.region_code(args.value("region"));
   options.region_from_query = args.flag("region-from-query");
+  if (args.flag("ordered")) options.reading = PairReading::Ordered;
 
   InputFile file(args.positional().empty() ? "-" : args.positional()[0]);
   LineReader reader(file.stream(), file.name());

@@ -15,18 +15,9 @@ MergeRule parse_merge_rule(std::string_view name) {
 
 std::string_view merge_rule_name(MergeRule rule) { return rule == MergeRule::Exact ? "exact" : "partial"; }
 
-PairEvidence PairEvidence::of_both_orders(std::uint32_t a, std::uint32_t b, const MatchResult& ab, const MatchResult& ba) {
-  PairEvidence e{a, b, static_cast<std::uint32_t>(ab.label_id), 0.5f * (ab.p_not_match + ba.p_not_match),
-                 0.5f * (ab.p_partial_match + ba.p_partial_match), 0.5f * (ab.p_exact_match + ba.p_exact_match)};
-  float best = -1.0f;
-  for (std::size_t id = 0; id < std::min(ab.probabilities.size(), ba.probabilities.size()); ++id) {
-    const float mean = 0.5f * (ab.probabilities[id] + ba.probabilities[id]);
-    if (mean > best) {
-      best = mean;
-      e.label_id = static_cast<std::uint32_t>(id);
-    }
-  }
-  return e;
+PairEvidence PairEvidence::of(std::uint32_t a, std::uint32_t b, const MatchResult& result) {
+  return {a, b, static_cast<std::uint32_t>(result.label_id), result.p_not_match, result.p_partial_match,
+          result.p_exact_match};
 }
 
 float link_of(const PairEvidence& m, MergeRule rule) {

@@ -22,9 +22,8 @@ struct PairEvidence {
   std::uint32_t label_id;
   float p_not_match, p_partial_match, p_exact_match;
 
-  // The mean of a pair scored as (a, b) and as (b, a); its label is the likeliest of the
-  // mean probabilities.
-  static PairEvidence of_both_orders(std::uint32_t a, std::uint32_t b, const MatchResult& ab, const MatchResult& ba);
+  // A pair's result, kept compact.
+  static PairEvidence of(std::uint32_t a, std::uint32_t b, const MatchResult& result);
 };
 
 // How strongly a pair links under the rule: the merging class against its strongest rival.

@@ -19,13 +19,10 @@ std::vector<PairEvidence> score_pairs(const index::AddressModel& model, std::spa
   auto run_chunk = [&](std::size_t first) {
     const std::size_t m = std::min(kScoreChunk, pairs.size() - first);
     std::vector<std::pair<const index::Address*, const index::Address*>> refs;
-    refs.reserve(2 * m);
+    refs.reserve(m);
     for (std::size_t j = first; j < first + m; ++j) refs.emplace_back(&addresses[pairs[j].first], &addresses[pairs[j].second]);
-    for (std::size_t j = first; j < first + m; ++j) refs.emplace_back(&addresses[pairs[j].second], &addresses[pairs[j].first]);
-    const std::vector<MatchResult> results = model.score(refs);
-    for (std::size_t j = 0; j < m; ++j) {
-      out[first + j] = PairEvidence::of_both_orders(pairs[first + j].first, pairs[first + j].second, results[j], results[m + j]);
-    }
+    const std::vector<MatchResult> results = model.score(refs, PairReading::Symmetric);
+    for (std::size_t j = 0; j < m; ++j) out[first + j] = PairEvidence::of(pairs[first + j].first, pairs[first + j].second, results[j]);
     if (on_done) on_done(done += m);
   };
   const std::size_t chunks = (pairs.size() + kScoreChunk - 1) / kScoreChunk;

@@ -11,9 +11,7 @@
 namespace geoalign::dedup {
 
 // Scores pairs of parsed addresses (numbers into `addresses`) with the model's pair
-// scorer, each in both orders, averaged: the scorer reads a pair as query and candidate
-// and its two orders can disagree (on the CCKS pairs, a rerank head trained on the given
-// order alone had exact-match F1 0.863 in the labelled order and 0.540 swapped), while
+// scorer in the symmetric reading (PairReading::Symmetric: the mean of both orders), as
 // which of two addresses came first in a file must not decide whether they merge. In
 // chunks over every core when it is the rerank head, chunk after chunk when it is the
 // cross-encoder (which uses every core itself). Evidence comes back in pair order;

@@ -117,24 +117,43 @@ std::vector<float> AddressModel::embed(std::span<const std::string_view> normali
   return out;
 }
 
-std::vector<MatchResult> AddressModel::score(std::span<const std::pair<const Address*, const Address*>> pairs) const {
+std::vector<MatchResult> AddressModel::score(std::span<const std::pair<const Address*, const Address*>> pairs,
+                                             PairReading reading) const {
   if (rerank_) {
     std::vector<runtime::RerankScorer::ParsedPair> parsed;
     parsed.reserve(pairs.size());
     for (const auto& [a, b] : pairs) parsed.push_back({&a->parsed, &b->parsed, a->text == b->text});
-    return rerank_->score(parsed);
+    return rerank_->score(parsed, reading);
   }
+  // The cross-encoder reads one order per input: the symmetric reading runs both and
+  // decides over their mean.
   scorer_.require_classifier();
+  const bool both = reading == PairReading::Symmetric;
   std::vector<text::EncodedInput> inputs;
+  inputs.reserve(both ? 2 * pairs.size() : pairs.size());
   for (const auto& [a, b] : pairs) inputs.push_back(scorer_.encode_pair(a->text, b->text));
-  std::vector<MatchResult> results(pairs.size());
+  if (both) {
+    for (const auto& [a, b] : pairs) inputs.push_back(scorer_.encode_pair(b->text, a->text));
+  }
+  std::vector<MatchResult> results(inputs.size());
   std::vector<MatchResult> batch_results;
-  std::lock_guard lock(mutex_);
-  runtime::for_each_length_batch(inputs, kBatchSize, [&](auto batch, std::span<const std::size_t> slots) {
-    scorer_.classify(batch, workspace_, batch_results);
-    for (std::size_t k = 0; k < slots.size(); ++k) results[slots[k]] = std::move(batch_results[k]);
-  });
-  return results;
+  {
+    std::lock_guard lock(mutex_);
+    runtime::for_each_length_batch(inputs, kBatchSize, [&](auto batch, std::span<const std::size_t> slots) {
+      scorer_.classify(batch, workspace_, batch_results);
+      for (std::size_t k = 0; k < slots.size(); ++k) results[slots[k]] = std::move(batch_results[k]);
+    });
+  }
+  if (!both) return results;
+  const std::size_t n = pairs.size();
+  std::vector<MatchResult> decided;
+  decided.reserve(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    decided.push_back(scorer_.folder().roles.decide_both_orders(labels(), results[k].probabilities.data(),
+                                                                 results[n + k].probabilities.data(),
+                                                                 inputs[k].same_text));
+  }
+  return decided;
 }
 
 }  // namespace geoalign::index

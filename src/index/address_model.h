@@ -68,7 +68,8 @@ class AddressModel {
   std::size_t dim() const { return dim_; }
 
   // Thread-safe. Throws Error if the folder cannot classify pairs.
-  std::vector<MatchResult> score(std::span<const std::pair<const Address*, const Address*>> pairs) const;
+  std::vector<MatchResult> score(std::span<const std::pair<const Address*, const Address*>> pairs,
+                                 PairReading reading = PairReading::Symmetric) const;
   bool fast_pairs() const { return rerank_ != nullptr; }
   const std::vector<std::string>& labels() const { return scorer_.labels(); }
   // The cross-encoder and heads this model scores, embeds and parses with.

@@ -153,7 +153,7 @@ std::vector<SearchHit> Searcher::search_one(const Address& query, std::span<cons
     for (const auto& c : candidates) pairs.emplace_back(&query, &c);
     // A record whose normalized text is the query's is exact_match with P = 1: the pair
     // scorer's own rule (runtime::PairScorer::decide), not search's.
-    std::vector<MatchResult> matches = model_.score(pairs);
+    std::vector<MatchResult> matches = model_.score(pairs, options.reading);
     for (std::size_t k = 0; k < reranked; ++k) {
       // Lookup asks for the record that is the query's place: P(exact_match) ranks those
       // above coarser or finer partial matches (a district for a street address).

@@ -27,6 +27,8 @@ struct SearchOptions {
   // Leave out records in other cities than the one each query names (by its city or a
   // district in it); records whose city is not known are kept.
   bool region_from_query = false;
+  // How the pair scorer reads (query, record): the mean of both orders, or as given.
+  PairReading reading = PairReading::Symmetric;
 };
 
 struct SearchHit {

@@ -61,6 +61,13 @@ MatchResult LabelRoles::decide(const std::vector<std::string>& labels, const flo
   return result(labels, probabilities);
 }
 
+MatchResult LabelRoles::decide_both_orders(const std::vector<std::string>& labels, const float* ab, const float* ba,
+                                           bool same_text) const {
+  std::vector<float> mean(labels.size());
+  for (std::size_t id = 0; id < labels.size(); ++id) mean[id] = 0.5f * (ab[id] + ba[id]);
+  return decide(labels, mean.data(), same_text);
+}
+
 std::optional<MatchResult> LabelRoles::certain_exact(const std::vector<std::string>& labels) const {
   if (!exact_match) return std::nullopt;
   std::vector<float> probabilities(labels.size(), 0.0f);

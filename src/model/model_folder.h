@@ -34,6 +34,11 @@ struct LabelRoles {
   // The decision for a pair: certain_exact() when its two normalized texts are one
   // (same_text) and the folder has the role, else result(). Every pair scorer decides here.
   MatchResult decide(const std::vector<std::string>& labels, const float* probabilities, bool same_text) const;
+  // The symmetric reading's decision (PairReading::Symmetric): decide() over the mean of
+  // a pair's probabilities read as (a, b) and as (b, a). The mean is taken as ab + ba,
+  // which is ba + ab to the bit, so the pair gets the same numbers in either order.
+  MatchResult decide_both_orders(const std::vector<std::string>& labels, const float* ab, const float* ba,
+                                 bool same_text) const;
 };
 
 // Everything a Hugging Face BERT classifier folder holds, loaded and cross-checked.

@@ -30,7 +30,8 @@ class RerankScorer {
   // Pairs of raw text, normalized as the folder asks, over every core; each distinct
   // address parsed once. Results in input order. Throws Error naming the first pair that
   // fails (invalid UTF-8).
-  std::vector<MatchResult> score(std::span<const AddressPair> pairs) const;
+  std::vector<MatchResult> score(std::span<const AddressPair> pairs,
+                                 PairReading reading = PairReading::Symmetric) const;
   // Pairs of addresses parsed already for comparison (match::parse_for_comparison of the
   // normalized text, as search's index and dedup hold them), on the calling thread; each
   // address read once, however many of the pairs it is in.
@@ -41,7 +42,7 @@ class RerankScorer {
     const ParsedAddress* b;
     bool same_text;
   };
-  std::vector<MatchResult> score(std::span<const ParsedPair> pairs) const;
+  std::vector<MatchResult> score(std::span<const ParsedPair> pairs, PairReading reading = PairReading::Symmetric) const;
 
   // The head's link threshold for a merge rule, when its trainer chose one.
   std::optional<float> link_threshold(std::string_view rule) const { return head_->link_threshold(rule); }
@@ -50,9 +51,12 @@ class RerankScorer {
   RerankScorer(std::vector<std::string> labels, text::AddressNormalizer normalizer,
                std::unique_ptr<const match::MatchHead> head);
   // The trees over each pair's features, then the label (model::LabelRoles::decide, with
-  // same_text[k]).
+  // same_text[k]); with the features of the pairs swapped as well (same size), the
+  // symmetric reading's label over both (LabelRoles::decide_both_orders).
   std::vector<MatchResult> results_of(const std::vector<std::vector<float>>& features,
+                                      const std::vector<std::vector<float>>& swapped_features,
                                       const std::vector<char>& same_text) const;
+  std::vector<float> probabilities_of(const std::vector<std::vector<float>>& features) const;
 
   std::vector<std::string> labels_;
   model::LabelRoles roles_;
