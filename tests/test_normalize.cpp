@@ -37,6 +37,21 @@ TEST(AddressNormalizer, KeepsOnlyBlanksThatCanMeanSomething) {
   EXPECT_EQ(n.normalize("1 2号 Block  B  Tower"), "1 2号Block B Tower");
 }
 
+// A form's fields joined by slashes or bars are parts of one address (the match head once
+// read 北京/朝阳区/建国路88号 against 北京市朝阳区建国路88号 not_match, counting each slash as
+// text only one side had); between letters or digits a slash is part of the text.
+TEST(AddressNormalizer, SlashesBetweenAddressPartsAreBlanks) {
+  const AddressNormalizer n({.clean_whitespace = true});
+  EXPECT_EQ(n.normalize("北京/朝阳区/建国路88号"), "北京朝阳区建国路88号");
+  EXPECT_EQ(n.normalize("浙江省|杭州市\\西湖区"), "浙江省杭州市西湖区");
+  EXPECT_EQ(n.normalize("/文三路478号/"), "文三路478号");
+  EXPECT_EQ(n.normalize("华星大厦2/3楼 A/B座"), "华星大厦2/3楼A/B座");
+  EXPECT_EQ(n.normalize("88号/ 3栋"), "88号3栋");
+  for (const char* twice : {"A/ 北京", "A//北京", "北京/ /朝阳", "C:\\data", "3/ /4"}) {
+    EXPECT_EQ(n.normalize(n.normalize(twice)), n.normalize(twice)) << twice;
+  }
+}
+
 TEST(AddressNormalizer, InvisibleCharactersAndBlanksChangeNothing) {
   const AddressNormalizer n({.fullwidth_to_halfwidth = true, .clean_whitespace = true});
   const std::string clean = n.normalize("杭州市西湖区文三路478号华星科技大厦");

@@ -1,6 +1,7 @@
 #include "text/normalize.h"
 
 #include <mutex>
+#include <vector>
 
 #include "geoalign/error.h"
 #include "text/annotations.h"
@@ -18,6 +19,29 @@ namespace geoalign::text {
 
 namespace {
 bool splits_off(char32_t c) { return unicode::is_cjk_ideograph(c) || unicode::is_punctuation(c); }
+
+bool is_separator(char32_t c) { return c == U'/' || c == U'|' || c == U'\\'; }
+
+// A slash, bar or backslash beside an ideograph separates two parts of an address (a
+// form's province / city / district fields joined): the features would count it as text
+// one side has and the other lacks. Made a blank, which blank cleaning then drops. Between
+// letters, digits or other marks (2/3楼, A/B座, C:\data) it is part of the text and stays.
+// Its neighbours are read past blanks and other separators, so that what cleaning brings
+// together (A/ 北京, A//北京) is decided now, and normalizing again changes nothing.
+void separators_to_blanks(std::u32string& text) {
+  const auto skipped = [](char32_t c) { return is_separator(c) || unicode::is_python_space(c) || unicode::is_whitespace(c); };
+  // ideograph_after[i]: the first character from i on that is not skipped is an ideograph
+  // (one pass each way: a field of a million slashes stays linear).
+  std::vector<char> ideograph_after(text.size() + 1, 0);
+  for (std::size_t i = text.size(); i-- > 0;) {
+    ideograph_after[i] = skipped(text[i]) ? ideograph_after[i + 1] : unicode::is_cjk_ideograph(text[i]);
+  }
+  bool ideograph_before = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (!skipped(text[i])) ideograph_before = unicode::is_cjk_ideograph(text[i]);
+    if (is_separator(text[i]) && (ideograph_before || ideograph_after[i + 1])) text[i] = U' ';
+  }
+}
 }  // namespace
 
 #ifdef GEOALIGN_HAVE_OPENCC
@@ -87,6 +111,7 @@ void normalize_once(std::u32string& text, const NormalizeOptions& options) {
   // what tell them apart.
   if (options.drop_annotations) drop_annotations(text);
   if (options.clean_whitespace) {
+    separators_to_blanks(text);
     std::u32string cleaned;
     cleaned.reserve(text.size());
     bool pending_space = false;

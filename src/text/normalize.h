@@ -12,15 +12,18 @@ namespace geoalign::text {
 // Raised whenever normalize() writes something else for some text under the same
 // options: an index stores normalized texts, and one built under another revision is
 // rebuilt rather than matched against texts normalized anew. 1: floor spellings. 2: NFC
-// (none of the 31,014 real addresses of ../shared/data changes).
-inline constexpr int kNormalizationRevision = 2;
+// (none of the 31,014 real addresses of ../shared/data changes). 3: a slash or bar
+// between address parts is a blank (北京/朝阳区/建国路88号).
+inline constexpr int kNormalizationRevision = 3;
 
 struct NormalizeOptions {
   // U+FF01..U+FF5E -> U+0021..U+007E and U+3000 (ideographic space) -> ' '.
   bool fullwidth_to_halfwidth = false;
   // Drops control and format characters (zero-width spaces, byte-order marks); drops
   // whitespace runs beside an ideograph or punctuation (invisible to BERT's tokenizer) and
-  // collapses the others to one space; trims ends.
+  // collapses the others to one space; trims ends. A slash, bar or backslash beside an
+  // ideograph separates address parts (北京/朝阳区/建国路88号, from a form's cascading
+  // fields) and is a blank; between letters or digits (2/3楼, A/B座) it stays.
   bool clean_whitespace = false;
   // Traditional -> simplified Chinese through OpenCC's t2s conversion, phrase by phrase
   // (needs a build with OpenCC; it also rewrites some simplified names: 乾县 -> 干县).

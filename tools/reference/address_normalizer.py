@@ -78,6 +78,21 @@ def clean_whitespace(text):
     return "".join(out)
 
 
+def separators_to_blanks(text):
+    """A slash, bar or backslash whose nearest character on either side, past blanks and
+    other such marks, is an ideograph becomes a blank (北京/朝阳区: two parts of an address)."""
+    marks = "/|\\"
+    kept = [c for c in text]
+    for i, c in enumerate(text):
+        if c not in marks:
+            continue
+        left = next((d for d in reversed(text[:i]) if d not in marks and not _blank(d)), "")
+        right = next((d for d in text[i + 1:] if d not in marks and not _blank(d)), "")
+        if (left and _is_cjk(left)) or (right and _is_cjk(right)):
+            kept[i] = " "
+    return "".join(kept)
+
+
 NAMED_REFERENCES = {"nbsp": "\u00a0", "amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'", "middot": "\u00b7",
                     "bull": "\u2022", "ndash": "\u2013", "mdash": "\u2014", "hellip": "\u2026", "ldquo": "\u201c",
                     "rdquo": "\u201d", "lsquo": "\u2018", "rsquo": "\u2019", "ensp": "\u2002", "emsp": "\u2003",
@@ -458,7 +473,7 @@ def _normalize_once(text, options):
     if options.get("drop_annotations"):
         text = drop_annotations(text)
     if options.get("clean_whitespace"):
-        text = clean_whitespace(text)
+        text = clean_whitespace(separators_to_blanks(text))
     if options.get("fold_variants"):
         text = fold_floor_spellings(fold_variant_sequences(text))
     if options.get("drop_annotations"):
