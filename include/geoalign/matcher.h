@@ -26,8 +26,6 @@ inline constexpr std::size_t kDefaultBatchSize = 64;
 // trained on that order reads better. The heads that read pairs in both orders (the
 // rerank head: search's rerank, dedup, `score --head rerank`) default to Symmetric.
 enum class PairReading { Symmetric, Ordered };
-PairReading parse_pair_reading(std::string_view name);  // "symmetric", "ordered"
-const char* pair_reading_name(PairReading reading);
 
 struct MatcherOptions {
   Precision precision = Precision::Auto;

@@ -32,16 +32,6 @@ const char* precision_name(Precision p) {
   return "?";
 }
 
-PairReading parse_pair_reading(std::string_view name) {
-  if (name == "symmetric") return PairReading::Symmetric;
-  if (name == "ordered") return PairReading::Ordered;
-  throw Error("unknown pair reading \"" + std::string(name) + "\" (symmetric, ordered)");
-}
-
-const char* pair_reading_name(PairReading reading) {
-  return reading == PairReading::Symmetric ? "symmetric" : "ordered";
-}
-
 using runtime::for_each_length_batch;
 
 struct Matcher::Impl {

@@ -129,12 +129,14 @@ std::vector<MatchResult> AddressModel::score(std::span<const std::pair<const Add
   // decides over their mean.
   scorer_.require_classifier();
   const bool both = reading == PairReading::Symmetric;
-  std::vector<text::EncodedInput> inputs;
-  inputs.reserve(both ? 2 * pairs.size() : pairs.size());
-  for (const auto& [a, b] : pairs) inputs.push_back(scorer_.encode_pair(a->text, b->text));
+  std::vector<AddressPair> texts;
+  texts.reserve(both ? 2 * pairs.size() : pairs.size());
+  for (const auto& [a, b] : pairs) texts.push_back({a->text, b->text});
   if (both) {
-    for (const auto& [a, b] : pairs) inputs.push_back(scorer_.encode_pair(b->text, a->text));
+    for (const auto& [a, b] : pairs) texts.push_back({b->text, a->text});
   }
+  // Over every core, each distinct address parsed once for both orders.
+  const std::vector<text::EncodedInput> inputs = scorer_.encode_pairs(texts);
   std::vector<MatchResult> results(inputs.size());
   std::vector<MatchResult> batch_results;
   {

@@ -1,5 +1,6 @@
 #include "text/normalize.h"
 
+#include <algorithm>
 #include <mutex>
 #include <vector>
 
@@ -29,6 +30,7 @@ bool is_separator(char32_t c) { return c == U'/' || c == U'|' || c == U'\\'; }
 // Its neighbours are read past blanks and other separators, so that what cleaning brings
 // together (A/ 北京, A//北京) is decided now, and normalizing again changes nothing.
 void separators_to_blanks(std::u32string& text) {
+  if (std::none_of(text.begin(), text.end(), is_separator)) return;  // most addresses: no work, no allocation
   const auto skipped = [](char32_t c) { return is_separator(c) || unicode::is_python_space(c) || unicode::is_whitespace(c); };
   // ideograph_after[i]: the first character from i on that is not skipped is an ideograph
   // (one pass each way: a field of a million slashes stays linear).

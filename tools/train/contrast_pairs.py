@@ -41,13 +41,12 @@ def one_character_edit(name, rng):
     return name[:i] + other + name[i + 1:]
 
 
-def label_of_edit(elements, element):
+def label_of_edit(elements, k):
     """The CCKS convention: another POI at one road number is partly the same place
     (partial_match, 221 of the 317 CCKS pairs of that shape); anything else edited names
-    another place."""
-    k = elements.index(element)
+    another place. k: the edited element's place in elements."""
     at_number = k > 0 and elements[k - 1]["tag"] == "roadno"
-    return PARTIAL if element["tag"] == "poi" and at_number else NOT_MATCH
+    return PARTIAL if elements[k]["tag"] == "poi" and at_number else NOT_MATCH
 
 
 def replaced(text, element, new):
@@ -64,37 +63,39 @@ def contrast_pairs(geoalign, parser_dir, ner_path, n, seed=0):
     """Up to n (addr1, addr2, label) pairs of each kind the module docstring describes."""
     rng = random.Random(seed)
     parses = parsed(geoalign, parser_dir, ner_addresses(ner_path))
-    elements_of = {p["text"]: p["elements"] for p in parses}
     pool = {tag: sorted({e["text"] for p in parses for e in p["elements"] if e["tag"] == tag}) for tag in SWAPPED_TAGS}
+    # Each candidate: (text, elements, k), the element at k to edit.
     kinds = {"swapped": [], "one character": [], "named after": [], "region against inside": []}
     for parse in parses:
         text, elements = parse["text"], parse["elements"]
-        # An element with something after or before it that pins the place (a number, a POI),
-        # so the edit changes one part of a fuller address.
         for k, e in enumerate(elements):
-            if e["tag"] in SWAPPED_TAGS and len(elements) >= 3 and 0 < k < len(elements) - 1 or (
-                    e["tag"] in ("road", "poi") and len(elements) >= 2):
-                kinds["swapped"].append((text, e))
+            # Swapped where something on both sides pins the place, or, for a road or POI,
+            # where anything else does: the edit changes one part of a fuller address.
+            inner = 0 < k < len(elements) - 1
+            if e["tag"] in SWAPPED_TAGS and (inner or (e["tag"] in ("road", "poi") and len(elements) >= 2)):
+                kinds["swapped"].append((text, elements, k))
             if e["tag"] in ("road", "poi") and len(e["text"]) >= 3:
-                kinds["one character"].append((text, e))
+                kinds["one character"].append((text, elements, k))
             if e["tag"] == "city" and stem_of(e["text"]):
-                kinds["named after"].append((text, e))
+                kinds["named after"].append((text, elements, k))
                 if e is not elements[-1] and len(text) - e["end"] >= 4:
-                    kinds["region against inside"].append((text, e))
+                    kinds["region against inside"].append((text, elements, k))
     pairs = []
-    for text, e in rng.sample(kinds["swapped"], min(n, len(kinds["swapped"]))):
+    for text, elements, k in rng.sample(kinds["swapped"], min(n, len(kinds["swapped"]))):
+        e = elements[k]
         other = rng.choice(pool[e["tag"]])
         if other != e["text"] and other not in e["text"] and e["text"] not in other:
-            pairs.append((text, replaced(text, e, other), label_of_edit(elements_of[text], e)))
-    edits = [(text, e, one_character_edit(e["text"], rng)) for text, e in kinds["one character"]]
-    edits = [edit for edit in edits if edit[2]]
-    for text, e, edited in rng.sample(edits, min(n, len(edits))):
-        pairs.append((text, replaced(text, e, edited), label_of_edit(elements_of[text], e)))
+            pairs.append((text, replaced(text, e, other), label_of_edit(elements, k)))
+    edits = [(text, elements, k, one_character_edit(elements[k]["text"], rng))
+             for text, elements, k in kinds["one character"]]
+    edits = [edit for edit in edits if edit[3]]
+    for text, elements, k, edited in rng.sample(edits, min(n, len(edits))):
+        pairs.append((text, replaced(text, elements[k], edited), label_of_edit(elements, k)))
     # Each city once, against two of the names made from it (the NER addresses are mostly one province's).
-    cities = sorted({e["text"] for _, e in kinds["named after"]})
+    cities = sorted({elements[k]["text"] for _, elements, k in kinds["named after"]})
     for city in rng.sample(cities, min(n // 2, len(cities))):
         for suffix in rng.sample(NAMED_AFTER, 2):
             pairs.append((city, stem_of(city) + suffix, NOT_MATCH))
-    for text, e in rng.sample(kinds["region against inside"], min(n // 2, len(kinds["region against inside"]))):
-        pairs.append((text[: e["end"]], text, NOT_MATCH))
+    for text, elements, k in rng.sample(kinds["region against inside"], min(n // 2, len(kinds["region against inside"]))):
+        pairs.append((text[: elements[k]["end"]], text, NOT_MATCH))
     return [(a, b, label) if rng.random() < 0.5 else (b, a, label) for a, b, label in pairs]
