@@ -49,8 +49,13 @@ printf '\x02\x04\x00\x00\x00\x00\x00\x00\x00' >"$out/corpus/fuzz_index_files/lex
 printf '\x03' >"$out/corpus/fuzz_index_files/graph"             # the valid graph as it is
 printf '\x03\x34\x00\xf0\x64\x00\x07' >"$out/corpus/fuzz_index_files/graph_edits"  # entry point; a link
 
+mkdir -p "$out/corpus/fuzz_aliases"
+printf '人大\t中国人民大学\n工行\t工商银行\n\0北京市海淀区人大附中\0北京市海淀区中国人民大学附属中学' >"$out/corpus/fuzz_aliases/table"
+printf '\0中国工商银行深圳分行\0工行深圳分行' >"$out/corpus/fuzz_aliases/rules"
+
 mkdir -p "$out/crashes"
-for target in fuzz_tokenizer fuzz_safetensors fuzz_pair_reader fuzz_parser fuzz_http fuzz_index_files fuzz_tree_list; do
+for target in fuzz_tokenizer fuzz_safetensors fuzz_pair_reader fuzz_parser fuzz_http fuzz_index_files fuzz_tree_list \
+  fuzz_aliases; do
   echo "== $target for ${seconds}s" >&2
   "$out/tests/fuzz/$target" -max_total_time="$seconds" -max_len=65536 -artifact_prefix="$out/crashes/$target-" \
     -print_final_stats=0 "$out/corpus/$target" 2>"$out/$target.log" || {

@@ -43,6 +43,31 @@ TEST(CliScore, OneRowPerPairInInputOrder) {
   }
 }
 
+// --aliases: a user's own name for a place reads as that place, with either head and in
+// either order; the engine's same-text rule then makes it certain.
+TEST(CliScore, TheUsersAliasesNameOnePlace) {
+  TempDir dir;
+  write_file(dir / "mine.tsv", "# mine\n西湖银泰\t西湖银泰城购物中心\n");
+  write_file(dir / "in.tsv", "杭州西湖银泰\t杭州西湖银泰城购物中心\n杭州西湖银泰城购物中心\t杭州西湖银泰\n");
+  const std::string model = (source_dir() / "models/default").string();
+  for (const std::string head : {"match", "rerank"}) {
+    const std::string command = "score --model " + model + " --head " + head + " " + (dir / "in.tsv").string();
+    const auto without = run_cli(command);
+    ASSERT_EQ(without.exit_code, 0) << without.err;
+    EXPECT_EQ(lines(without.out)[1].find("\texact_match\t1.000000"), std::string::npos) << head;
+    const auto with = run_cli(command + " --aliases " + (dir / "mine.tsv").string());
+    ASSERT_EQ(with.exit_code, 0) << with.err;
+    for (std::size_t row : {1, 2}) {
+      EXPECT_NE(lines(with.out)[row].find("\texact_match\t1.000000"), std::string::npos) << head << lines(with.out)[row];
+    }
+  }
+  write_file(dir / "bad.tsv", "西湖银泰\t西湖银泰城购物中心\n西湖\n");
+  const auto bad = run_cli("score --model " + model + " --aliases " + (dir / "bad.tsv").string() + " " +
+                           (dir / "in.tsv").string());
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find((dir / "bad.tsv").string() + ":2"), std::string::npos) << bad.err;
+}
+
 TEST(CliScore, BadRowsStopTheRunByDefault) {
   const auto r = run_score("", "北京\t上海\n没有制表符\n杭州\t宁波\n");
   EXPECT_EQ(r.exit_code, 1);

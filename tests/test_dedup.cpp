@@ -295,6 +295,27 @@ TEST(Dedup, ClustersDoNotDependOnRowOrder) {
   EXPECT_FLOAT_EQ(e1.p_not_match, e2.p_not_match);
 }
 
+// An abbreviation and its expansion are one place in dedup's pair scoring too (the
+// addresses' parses are taken again from the reconciled texts), and a user's own alias
+// joins them.
+TEST(Dedup, AbbreviationsAndTheirExpansionsAreOnePlace) {
+  TempDir dir;
+  write_file(dir / "mine.tsv", "西湖银泰\t西湖银泰城购物中心\n");
+  const auto model = index::AddressModel::load(source_dir() / "models/default", Precision::FP32, "rerank", {},
+                                               dir / "mine.tsv");
+  const std::vector<std::pair<std::string, std::string>> same = {
+      {"中国工商银行深圳分行", "工行深圳分行"}, {"北京市海淀区北京大学", "北京市海淀区北大"},
+      {"杭州西湖银泰城购物中心", "杭州西湖银泰"}};
+  for (const auto& [full, abbreviated] : same) {
+    const index::Address a = model->prepare(model->normalize(full)), b = model->prepare(model->normalize(abbreviated));
+    const std::vector<std::pair<const index::Address*, const index::Address*>> pairs = {{&a, &b}, {&b, &a}};
+    for (const auto& r : model->score(pairs)) {
+      EXPECT_EQ(r.label, "exact_match") << abbreviated;
+      EXPECT_FLOAT_EQ(r.p_exact_match, 1.0f) << abbreviated;
+    }
+  }
+}
+
 // A multi-process dedup embeds and scores its addresses in other company than one run
 // does; it finds the same clusters only if nothing depends on that company.
 TEST(Dedup, StagesRunOnSplitBatchesGiveTheSameResultAsOneRun) {

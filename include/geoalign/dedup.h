@@ -37,6 +37,8 @@ struct DedupModelOptions {
   // A parser for a folder without one of its own (an MGeo or Hugging Face folder); empty:
   // the bundled parser.
   std::filesystem::path parser;
+  // The user's names for places beside the folder's (MatcherOptions::aliases).
+  std::filesystem::path aliases{};
 };
 
 struct DedupOptions {

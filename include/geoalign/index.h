@@ -25,6 +25,8 @@ struct IndexOptions {
   std::string head = "rerank";
   // The HNSW graph of a new index: its degree (M) and ef_construction.
   std::size_t links = 16, build_candidates = 200;
+  // The user's names for places beside the folder's (MatcherOptions::aliases).
+  std::filesystem::path aliases{};
 };
 
 struct IndexSearchOptions {

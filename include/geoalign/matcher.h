@@ -35,6 +35,10 @@ struct MatcherOptions {
   // Where the encoder runs: "cpu", or "cuda" ("cuda:0") for the first GPU, in a build with the
   // CUDA backend. A GPU that cannot be used is an Error, never a quiet fall-back to the CPU.
   std::string device = "cpu";
+  // The user's own names for places, "short<TAB>full" per line (西湖银泰<TAB>西湖银泰城购物中心),
+  // beside the model folder's aliases.tsv: in a pair, a name one address gives in full and
+  // the other in short is read as one name. Empty: the folder's alone.
+  std::filesystem::path aliases{};
 };
 
 struct AddressPair {

@@ -91,10 +91,11 @@ def _cached(key: Hashable, make: Callable[[], Any], threads: int) -> Any:
         return _cache[key]
 
 
-def _matcher(model: str, precision: str, threads: int):
+def _matcher(model: str, precision: str, threads: int, aliases: Optional[str]):
     from . import Matcher
 
-    return _cached(("matcher", model, precision), lambda: Matcher(model, precision=precision), threads)
+    return _cached(("matcher", model, precision, aliases), lambda: Matcher(model, precision=precision, aliases=aliases),
+                   threads)
 
 
 @dataclass(frozen=True)
@@ -106,11 +107,12 @@ class _Engine:
     head: str
     threads: int  # per task
     host_threads: int  # for the tasks that run alone
+    aliases: Optional[str] = None  # the user's names for places
 
 
 def _dedup_model(e: _Engine):
-    return _cached(("dedup", e.model, e.precision, e.head), lambda: _geoalign.DedupModel(e.model, e.precision, e.head),
-                   e.threads)
+    return _cached(("dedup", e.model, e.precision, e.head, e.aliases),
+                   lambda: _geoalign.DedupModel(e.model, e.precision, e.head, e.aliases or ""), e.threads)
 
 
 def _check_on_error(on_error: str) -> None:
@@ -122,7 +124,7 @@ def _check_on_error(on_error: str) -> None:
 
 
 def _score_partition(part: pd.DataFrame, addr1: str, addr2: str, model: str, precision: str, threads: int,
-                     batch_size: int, on_error: str) -> pd.DataFrame:
+                     batch_size: int, on_error: str, aliases: Optional[str]) -> pd.DataFrame:
     errors = [None] * len(part)
     for i, (a, b) in enumerate(zip(part[addr1], part[addr2])):
         why = bad_text(a) or bad_text(b)
@@ -136,7 +138,8 @@ def _score_partition(part: pd.DataFrame, addr1: str, addr2: str, model: str, pre
     columns = {c: np.full(len(part), None, dtype=object) if c == "label" else np.full(len(part), np.nan, np.float32)
                for c in SCORE_COLUMNS}
     if good:
-        scored = _matcher(model, precision, threads).score_frame(part.iloc[good], addr1, addr2, batch_size=batch_size)
+        scored = _matcher(model, precision, threads, aliases).score_frame(part.iloc[good], addr1, addr2,
+                                                                          batch_size=batch_size)
         for c in SCORE_COLUMNS:
             columns[c][good] = scored[c].to_numpy()
     out = part.copy()
@@ -149,7 +152,7 @@ def _score_partition(part: pd.DataFrame, addr1: str, addr2: str, model: str, pre
 
 def score(ddf: dd.DataFrame, addr1: str = "addr1", addr2: str = "addr2", *, model: Optional[str] = None,
           precision: str = "auto", batch_size: int = 64, on_error: str = "fail",
-          threads: Optional[int] = None) -> dd.DataFrame:
+          threads: Optional[int] = None, aliases: Optional[str] = None) -> dd.DataFrame:
     """Scores the address pairs in two columns of a Dask DataFrame.
 
     Returns the frame with ``label``, ``score``, ``p_not_match``, ``p_partial_match`` and
@@ -162,6 +165,9 @@ def score(ddf: dd.DataFrame, addr1: str = "addr1", addr2: str = "addr2", *, mode
 
     threads: C++ threads per task; None: a host's cores shared by the worker threads on
     it (:func:`layout`).
+
+    aliases: a file of your own names for places (``short<TAB>full`` per line), read
+    beside the model's, as in :class:`geoalign.Matcher`; every worker must reach it.
     """
     _check_on_error(on_error)
     for c in (addr1, addr2):
@@ -175,7 +181,8 @@ def score(ddf: dd.DataFrame, addr1: str = "addr1", addr2: str = "addr2", *, mode
     if on_error == "skip":
         meta["error"] = pd.Series(dtype=object)
     return ddf.map_partitions(_score_partition, addr1, addr2, model, precision,
-                              layout().threads if threads is None else threads, batch_size, on_error, meta=meta)
+                              layout().threads if threads is None else threads, batch_size, on_error,
+                              None if aliases is None else str(aliases), meta=meta)
 
 
 # --- dedup ------------------------------------------------------------------------------
@@ -310,7 +317,7 @@ def dedup(ddf: dd.DataFrame, column: str = "address", *, id_column: Optional[str
           model: Optional[str] = None, threshold: Optional[float] = None, merge: str = "exact", neighbours: int = 20,
           precision: str = "auto", head: str = "rerank", on_error: str = "fail",
           addresses_per_task: Optional[int] = None, pairs_per_task: Optional[int] = None,
-          threads: Optional[int] = None) -> dd.DataFrame:
+          threads: Optional[int] = None, aliases: Optional[str] = None) -> dd.DataFrame:
     """Deduplicates the addresses in one column of a Dask DataFrame into entities.
 
     Returns the frame with ``cluster_id``, ``cluster_size``, ``best_match_id`` and
@@ -324,7 +331,7 @@ def dedup(ddf: dd.DataFrame, column: str = "address", *, id_column: Optional[str
     or ``"skip"`` (the row is left out of dedup, keeps empty cluster columns, and an
     ``error`` column says why; nothing is dropped).
 
-    threads: C++ threads per task, as for :func:`score`.
+    threads: C++ threads per task, as for :func:`score`; aliases: as for :func:`score`.
     addresses_per_task, pairs_per_task: how much one embedding or scoring task takes;
     None: at least four tasks per worker thread, at most 20,000 addresses or 500,000 pairs.
 
@@ -344,7 +351,7 @@ def dedup(ddf: dd.DataFrame, column: str = "address", *, id_column: Optional[str
     model = model_dir(model)
     cores = layout()
     engine = _Engine(model, precision, head, cores.threads if threads is None else threads,
-                     cores.host_threads if threads is None else threads)
+                     cores.host_threads if threads is None else threads, None if aliases is None else str(aliases))
 
     parts = ddf.to_delayed()
     normalize = dask.delayed(_normalize_partition, pure=True)

@@ -25,6 +25,7 @@ def dedup(
     neighbours: int = 20,
     head: str = "rerank",
     precision: str = "auto",
+    aliases: str | Path | None = None,
 ) -> pd.DataFrame:
     """Clusters addresses into entities, one cluster per place, as ``geoalign dedup``.
 
@@ -47,6 +48,8 @@ def dedup(
         head: the pair scorer: ``"rerank"`` (parses and trees, fast) or ``"match"``
             (the cross-encoder, as ``score``).
         precision: ``"fp32"``, ``"bf16"``, ``"int8"`` or ``"auto"``.
+        aliases: a file of your own names for places (``short<TAB>full`` per line), read
+            beside the model's, as in :class:`geoalign.Matcher`.
 
     Raises:
         ValueError: naming the first bad address or id, or a bad option.
@@ -61,7 +64,8 @@ def dedup(
     texts = address_list(addresses)
     checked = check_ids(ids, len(texts))
     row_ids = np.asarray(checked if checked is not None else [str(i) for i in range(len(texts))], dtype=object)
-    columns = _geoalign.dedup(texts, model_dir(model), precision, head, threshold, merge, neighbours)
+    columns = _geoalign.dedup(texts, model_dir(model), precision, head, threshold, merge, neighbours,
+                              "" if aliases is None else str(aliases))
     best_row = columns["best_match_row"]
     matched = best_row >= 0
     return pd.DataFrame(

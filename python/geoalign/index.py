@@ -29,11 +29,11 @@ class Index:
     """
 
     def __init__(self, index: Any, path: Path | None, model: str | None = None, precision: str = "auto",
-                 head: str = "rerank") -> None:
+                 head: str = "rerank", aliases: str | None = None) -> None:
         """Use :meth:`build` or :meth:`open`."""
         self._index = index
         self._path = path
-        self._options = (model, precision, head)
+        self._options = (model, precision, head, aliases)
         self._unsaved = False
 
     def __reduce__(self) -> tuple:
@@ -52,6 +52,7 @@ class Index:
         head: str = "rerank",
         links: int = 16,
         build_candidates: int = 200,
+        aliases: str | Path | None = None,
     ) -> Index:
         """Indexes addresses, as ``geoalign index build``, and writes the index to ``path`` if given.
 
@@ -66,6 +67,8 @@ class Index:
                 head, fast) or ``"match"`` (the cross-encoder, as ``score``).
             links: HNSW graph degree (M), at least 4.
             build_candidates: HNSW ef_construction, at least 10.
+            aliases: a file of your own names for places (``short<TAB>full`` per line) that
+                the reranking reads beside the model's, as in :class:`Matcher`.
 
         Raises:
             ValueError: naming the first bad address or id.
@@ -80,11 +83,13 @@ class Index:
                 head,
                 _at_least("links", links, 4),
                 _at_least("build_candidates", build_candidates, 10),
+                "" if aliases is None else str(aliases),
             ),
             None if path is None else Path(path),
             None if model is None else str(model),
             precision,
             head,
+            None if aliases is None else str(aliases),
         )
         index.add(addresses, ids)
         if path is not None:
@@ -93,7 +98,8 @@ class Index:
 
     @classmethod
     def open(
-        cls, path: str | Path, model: str | Path | None = None, precision: str = "auto", head: str = "rerank"
+        cls, path: str | Path, model: str | Path | None = None, precision: str = "auto", head: str = "rerank",
+        aliases: str | Path | None = None,
     ) -> Index:
         """Opens an index folder, checking every file.
 
@@ -103,12 +109,14 @@ class Index:
                 with. Its weights must be those the index was built with.
             precision: ``"fp32"``, ``"bf16"``, ``"int8"`` or ``"auto"``.
             head: ``"rerank"`` or ``"match"``, as in :meth:`build`.
+            aliases: your own names for places, as in :meth:`build`.
 
         Raises:
             GeoalignError: a missing, truncated or foreign file, or a model with other weights.
         """
-        return cls(_geoalign.Index.open(str(path), "" if model is None else str(model), precision, head), Path(path),
-                   None if model is None else str(model), precision, head)
+        aliases = None if aliases is None else str(aliases)
+        return cls(_geoalign.Index.open(str(path), "" if model is None else str(model), precision, head, aliases or ""),
+                   Path(path), None if model is None else str(model), precision, head, aliases)
 
     def add(self, addresses: Iterable[str], ids: Iterable[Id] | None = None) -> None:
         """Adds addresses, as ``geoalign index add``; :meth:`save` writes them out.

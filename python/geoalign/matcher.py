@@ -61,6 +61,9 @@ class Matcher:
         device: where the encoder runs: ``"cpu"``, or ``"cuda"`` (``"cuda:0"``) for the GPU in
             a build with the CUDA backend (the Python package is built without it so far). A
             GPU that cannot be used is an error, never a fall-back to the CPU.
+        aliases: a file of your own names for places, ``short<TAB>full`` per line
+            (``西湖银泰<TAB>西湖银泰城购物中心``), read beside the model's ``aliases.tsv``: in a
+            pair, a name one address gives in full and the other in short is one name.
 
     A Matcher pickles as its folder and options, and unpickles by loading them again (in
     the process it reaches: a multiprocessing or Dask worker).
@@ -71,11 +74,12 @@ class Matcher:
     """
 
     def __init__(self, model: str | Path | None = None, precision: str = "auto", threads: int = 0,
-                 device: str = "cpu") -> None:
+                 device: str = "cpu", aliases: str | Path | None = None) -> None:
         _check_threads(threads)
         # As given: a Matcher unpickled on another host finds its own bundled model for None.
-        self._args = (None if model is None else str(model), precision, threads, device)
-        self._matcher = _geoalign.Matcher(model_dir(model), precision, threads, device)
+        aliases = None if aliases is None else str(aliases)
+        self._args = (None if model is None else str(model), precision, threads, device, aliases)
+        self._matcher = _geoalign.Matcher(model_dir(model), precision, threads, device, aliases or "")
 
     def __reduce__(self) -> tuple:
         return (Matcher, self._args)

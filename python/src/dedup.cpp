@@ -26,11 +26,11 @@ void bind_dedup(py::module_& m) {
   m.def(
       "dedup",
       [](py::handle addresses, const std::string& model_dir, const std::string& precision, const std::string& head,
-         std::optional<float> threshold, const std::string& merge, std::size_t neighbours) {
+         std::optional<float> threshold, const std::string& merge, std::size_t neighbours, const std::string& aliases) {
         const std::vector<std::string> rows = to_texts(addresses, "addresses");
         if (rows.empty()) throw py::value_error("no addresses to deduplicate");
         const DedupOptions options{threshold, merge, neighbours};
-        const DedupModelOptions model_options{parse_precision(precision), head, {}};
+        const DedupModelOptions model_options{parse_precision(precision), head, {}, aliases};
         DedupTable table;
         {
           py::gil_scoped_release release;
@@ -39,7 +39,7 @@ void bind_dedup(py::module_& m) {
         return table_columns(table);
       },
       py::arg("addresses"), py::arg("model_dir"), py::arg("precision"), py::arg("head"), py::arg("threshold"),
-      py::arg("merge"), py::arg("neighbours"));
+      py::arg("merge"), py::arg("neighbours"), py::arg("aliases"));
 }
 
 }  // namespace geoalign::python

@@ -78,8 +78,9 @@ py::tuple scored_columns(const std::vector<ScoredPair>& scored) {
 
 class DedupModel {
  public:
-  DedupModel(const std::string& model_dir, const std::string& precision, const std::string& head)
-      : dedup_(Deduplicator::load(model_dir, {parse_precision(precision), head, {}})) {}
+  DedupModel(const std::string& model_dir, const std::string& precision, const std::string& head,
+             const std::string& aliases)
+      : dedup_(Deduplicator::load(model_dir, {parse_precision(precision), head, {}, aliases})) {}
 
   // Normalized text per row, or the reason it cannot be deduplicated (the other is None).
   py::tuple normalize(const py::list& items) const {
@@ -205,8 +206,8 @@ py::dict table(const py::array_t<std::uint32_t, py::array::forcecast>& address_o
 
 void bind_dedup_stages(py::module_& m) {
   py::class_<DedupModel>(m, "DedupModel", "A model folder as dedup's stages use it (normalize, parse, embed, pair scorer).")
-      .def(py::init<const std::string&, const std::string&, const std::string&>(), py::arg("model_dir"),
-           py::arg("precision") = "auto", py::arg("head") = "rerank")
+      .def(py::init<const std::string&, const std::string&, const std::string&, const std::string&>(),
+           py::arg("model_dir"), py::arg("precision") = "auto", py::arg("head") = "rerank", py::arg("aliases") = "")
       .def("normalize", &DedupModel::normalize, py::arg("rows"))
       .def("embed_and_locate", &DedupModel::embed_and_locate, py::arg("texts"))
       .def("score_pairs", &DedupModel::score_pairs, py::arg("texts"), py::arg("pairs"))

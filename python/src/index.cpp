@@ -50,22 +50,25 @@ void bind_index(py::module_& m) {
       .def_static(
           "create",
           [](const fs::path& model_dir, const std::string& precision, const std::string& head, std::size_t links,
-             std::size_t build_candidates) {
-            IndexOptions options{parse_precision(precision), head, links, build_candidates};
+             std::size_t build_candidates, const fs::path& aliases) {
+            IndexOptions options{parse_precision(precision), head, links, build_candidates, aliases};
             py::gil_scoped_release release;
             return Index::create(model_dir, options);
           },
-          py::arg("model_dir"), py::arg("precision"), py::arg("head"), py::arg("links"), py::arg("build_candidates"))
+          py::arg("model_dir"), py::arg("precision"), py::arg("head"), py::arg("links"), py::arg("build_candidates"),
+          py::arg("aliases"))
       .def_static(
           "open",
-          [](const fs::path& dir, const fs::path& model_dir, const std::string& precision, const std::string& head) {
+          [](const fs::path& dir, const fs::path& model_dir, const std::string& precision, const std::string& head,
+             const fs::path& aliases) {
             IndexOptions options;
             options.precision = parse_precision(precision);
             options.head = head;
+            options.aliases = aliases;
             py::gil_scoped_release release;
             return Index::open(dir, model_dir, options);
           },
-          py::arg("dir"), py::arg("model_dir"), py::arg("precision"), py::arg("head"))
+          py::arg("dir"), py::arg("model_dir"), py::arg("precision"), py::arg("head"), py::arg("aliases"))
       .def(
           "add",
           [](Index& ix, py::handle texts, const std::optional<std::vector<std::string>>& ids) {

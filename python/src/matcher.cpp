@@ -68,12 +68,12 @@ void bind_matcher(py::module_& m) {
   m.attr("DEFAULT_BATCH_SIZE") = kDefaultBatchSize;
   py::class_<Matcher>(m, "Matcher")
       .def(py::init([](const std::string& model_dir, const std::string& precision, int threads,
-                       const std::string& device) {
-             const MatcherOptions options{parse_precision(precision), threads, device};
+                       const std::string& device, const std::string& aliases) {
+             const MatcherOptions options{parse_precision(precision), threads, device, aliases};
              py::gil_scoped_release release;
              return Matcher::load(model_dir, options);
            }),
-           py::arg("model_dir"), py::arg("precision"), py::arg("threads"), py::arg("device"))
+           py::arg("model_dir"), py::arg("precision"), py::arg("threads"), py::arg("device"), py::arg("aliases"))
       .def(
           "score",
           [](const Matcher& matcher, py::handle pairs, std::size_t batch_size) {

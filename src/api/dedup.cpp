@@ -66,7 +66,7 @@ Deduplicator::~Deduplicator() = default;
 Deduplicator Deduplicator::load(const std::filesystem::path& model_dir, const DedupModelOptions& options) {
   adopt_num_threads();
   auto impl = std::make_unique<Impl>();
-  impl->model = index::AddressModel::load(model_dir, options.precision, options.head, options.parser);
+  impl->model = index::AddressModel::load(model_dir, options.precision, options.head, options.parser, options.aliases);
   return Deduplicator(std::move(impl));
 }
 

@@ -33,7 +33,7 @@ Index& Index::operator=(Index&&) noexcept = default;
 Index::~Index() = default;
 
 Index Index::create(const std::filesystem::path& model_dir, const IndexOptions& options) {
-  auto model = index::AddressModel::load(model_dir, options.precision, options.head);
+  auto model = index::AddressModel::load(model_dir, options.precision, options.head, {}, options.aliases);
   index::AddressIndex ix(model_dir, *model, index::VectorIndex::Options{options.links, options.build_candidates});
   return Index(std::make_unique<Impl>(std::move(ix), std::move(model)));
 }
@@ -42,7 +42,7 @@ Index Index::open(const std::filesystem::path& dir, const std::filesystem::path&
   index::AddressIndex ix = index::AddressIndex::open(dir);
   const std::filesystem::path model_path = model_dir.empty() ? ix.model_dir() : model_dir;
   ix.check_model(model_path);
-  auto model = index::AddressModel::load(model_path, options.precision, options.head);
+  auto model = index::AddressModel::load(model_path, options.precision, options.head, {}, options.aliases);
   return Index(std::make_unique<Impl>(std::move(ix), std::move(model)));
 }
 

@@ -54,7 +54,7 @@ Matcher Matcher::load(const std::filesystem::path& model_dir, const MatcherOptio
   const ops::MatmulPrecision precision = model::resolve_precision(options.precision, device);
   use_num_threads(options.threads);
   return Matcher(
-      std::make_unique<Impl>(model::ModelFolder::load(model_dir, precision, device), model::precision_of(precision)));
+      std::make_unique<Impl>(model::ModelFolder::load(model_dir, precision, device, {}, options.aliases), model::precision_of(precision)));
 }
 
 std::vector<MatchResult> Matcher::score(std::span<const AddressPair> pairs, std::size_t batch_size) const {

@@ -132,6 +132,7 @@ int run_dedup(int argc, char** argv, int first) {
              {"eval", true, "labelled pairs (addr1<TAB>addr2<TAB>label): report pairwise precision, recall, F1", ""},
              kPairScorerOption,
              kParserOption,
+             kAliasesOption,
              {"exhaustive-check", false, "also score every pair (up to 20,000 addresses) and report the share of linked pairs blocking proposed", ""},
              {"missed", true, "with --exhaustive-check: write the linked pairs blocking did not propose to this TSV", ""},
              kPrecisionOption,
@@ -159,7 +160,8 @@ int run_dedup(int argc, char** argv, int first) {
   set_num_threads(threads_option(args));
 
   Progress progress("dedup", "addresses");
-  const auto model = index::AddressModel::load(model_dir_option(args), precision_option(args), args.value("head"), args.value("parser"));
+  const auto model = index::AddressModel::load(model_dir_option(args), precision_option(args), args.value("head"),
+                                                    args.value("parser"), args.value("aliases"));
   std::vector<std::string> ids, texts;
   {
     // Every bad line is listed before a run stops; a line without an id is named by its line number.

@@ -67,6 +67,7 @@ int run_eval(int argc, char** argv, int first) {
              {"lcs-thresholds", true, "the LCS baseline's partial,exact cut-offs", "0.31,0.57"},
              kBatchSizeOption,
              kThreadsOption,
+             kAliasesOption,
              kPrecisionOption,
              {"json", false, "print JSON instead of tables", ""},
              kHeadOption,

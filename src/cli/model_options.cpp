@@ -68,6 +68,11 @@ const Args::Option kParserOption = {
     "parser", true,
     "parser folder for a model folder without a match head (default: its own parser/, else the bundled one)", ""};
 
+const Args::Option kAliasesOption = {
+    "aliases", true,
+    "your own names for places, short<TAB>full per line (西湖银泰<TAB>西湖银泰城购物中心), beside the model's aliases.tsv",
+    ""};
+
 namespace {
 template <typename Parse>
 auto read_as_usage(const char* name, const std::string& value, Parse parse) {

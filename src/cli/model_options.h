@@ -51,5 +51,8 @@ std::string on_error_option(const Args& args);
 // --parser DIR: the parser for a model folder without a match head (an MGeo or Hugging
 // Face folder); empty: the folder's own parser/, else the bundled one (model/folder_parser.h).
 extern const Args::Option kParserOption;
+// --aliases FILE: the user's names for places, short<TAB>full per line, beside the model
+// folder's aliases.tsv (text/aliases.h).
+extern const Args::Option kAliasesOption;
 
 }  // namespace geoalign::cli

@@ -29,10 +29,11 @@ ScorePairs load_pair_scoring(const Args& args, std::size_t batch_size) {
   options.threads = threads_option(args);
   device_option(args);  // an unknown device is a usage error, before the model loads
   options.device = args.value("device");
+  options.aliases = args.value("aliases");
   if (head == "rerank") {
     if (options.device != "cpu") throw UsageError("--device applies to --head match: the rerank head runs no encoder");
     set_num_threads(options.threads);
-    auto scorer = std::make_shared<const runtime::RerankScorer>(runtime::RerankScorer::load(model_dir_option(args)));
+    auto scorer = std::make_shared<const runtime::RerankScorer>(runtime::RerankScorer::load(model_dir_option(args), options.aliases));
     const PairReading reading = args.flag("ordered") ? PairReading::Ordered : PairReading::Symmetric;
     return [scorer, reading](std::span<const AddressPair> pairs) { return scorer->score(pairs, reading); };
   }

@@ -44,6 +44,7 @@ int run_score(int argc, char** argv, int first) {
              kPrecisionOption,
              kBatchSizeOption,
              kThreadsOption,
+             kAliasesOption,
              kOnErrorOption,
              kHeadOption,
              kOrderedOption,

@@ -49,6 +49,7 @@ int run_search(int argc, char** argv, int first) {
              {"ordered", false, "the pair scorer reads (query, record) as given instead of the mean of both orders", ""},
              kPairScorerOption,
              kParserOption,
+             kAliasesOption,
              kPrecisionOption,
              kThreadsOption,
              {"batch", true, "queries searched together (1: one at a time, for latency)", std::to_string(index::kSearchBatch)},
@@ -71,7 +72,8 @@ int run_search(int argc, char** argv, int first) {
   const index::AddressIndex ix = index::AddressIndex::open(args.value("index"));
   const std::filesystem::path model_dir = args.value("model").empty() ? ix.model_dir() : std::filesystem::path(args.value("model"));
   ix.check_model(model_dir);
-  const auto model = index::AddressModel::load(model_dir, precision_option(args), args.value("head"), args.value("parser"));
+  const auto model = index::AddressModel::load(model_dir, precision_option(args), args.value("head"), args.value("parser"),
+                                               args.value("aliases"));
   const index::Searcher searcher(ix, *model);
   index::SearchOptions options;
   options.k = static_cast<std::size_t>(args.integer("k", 1, 10000));

@@ -96,7 +96,8 @@ int run_serve(int argc, char** argv, int first) {
               "auto"},
              kPrecisionOption,
              kDeviceOption,
-             kParserOption},
+             kParserOption,
+             kAliasesOption},
             "");
   args.parse(argc, argv, first);
   if (args.flag("help")) {
@@ -158,7 +159,7 @@ int run_serve(int argc, char** argv, int first) {
   const std::string model_dir = model_dir_option(args);
   const auto shared_scorer = std::make_shared<const runtime::PairScorer>(
       model::ModelFolder::load(model_dir, model::resolve_precision(precision, device), device,
-                                args.value("parser")));
+                                args.value("parser"), args.value("aliases")));
   const runtime::PairScorer& scorer = *shared_scorer;
   scorer.require_classifier();
   std::unique_ptr<serve::SearchKind> search;

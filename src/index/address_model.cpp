@@ -1,6 +1,7 @@
 #include "index/address_model.h"
 
 #include <atomic>
+#include <deque>
 #include <optional>
 #include <unordered_map>
 
@@ -28,10 +29,12 @@ bool uses_rerank(std::string_view head) {
 }  // namespace
 
 std::unique_ptr<AddressModel> AddressModel::load(const std::filesystem::path& model_dir, Precision precision,
-                                                 std::string_view head, const std::filesystem::path& parser_dir) {
+                                                 std::string_view head, const std::filesystem::path& parser_dir,
+                                                 const std::filesystem::path& aliases_file) {
   const bool rerank = uses_rerank(head);
   const ops::MatmulPrecision p = model::resolve_precision(precision);
-  auto scorer = std::make_shared<const runtime::PairScorer>(model::ModelFolder::load(model_dir, p, Device::CPU, parser_dir));
+  auto scorer = std::make_shared<const runtime::PairScorer>(
+      model::ModelFolder::load(model_dir, p, Device::CPU, parser_dir, aliases_file));
   return std::unique_ptr<AddressModel>(new AddressModel(std::move(scorer), model_dir, rerank));
 }
 
@@ -122,7 +125,19 @@ std::vector<MatchResult> AddressModel::score(std::span<const std::pair<const Add
   if (rerank_) {
     std::vector<runtime::RerankScorer::ParsedPair> parsed;
     parsed.reserve(pairs.size());
-    for (const auto& [a, b] : pairs) parsed.push_back({&a->parsed, &b->parsed, a->text == b->text});
+    // A pair whose names the aliases reconcile (工行 beside 中国工商银行) is parsed again
+    // from its rewritten texts; the others keep the parses the index or dedup holds.
+    std::deque<Address> rewritten;
+    const text::AliasTable* aliases = scorer_.folder().aliases.get();
+    for (const auto& [a, b] : pairs) {
+      if (auto written = aliases ? aliases->reconcile(a->text, b->text) : std::nullopt) {
+        const Address& ra = rewritten.emplace_back(prepare(written->first));
+        const Address& rb = rewritten.emplace_back(prepare(written->second));
+        parsed.push_back({&ra.parsed, &rb.parsed, ra.text == rb.text});
+      } else {
+        parsed.push_back({&a->parsed, &b->parsed, a->text == b->text});
+      }
+    }
     return rerank_->score(parsed, reading);
   }
   // The cross-encoder reads one order per input: the symmetric reading runs both and

@@ -33,9 +33,11 @@ class AddressModel {
   // head: "rerank" (the rerank head when the folder has one, else the match head) or
   // "match" (the cross-encoder and match head, as `score` does).
   // parser_dir: a parser for a folder without a match head (--parser; model/folder_parser.h).
+  // aliases_file: the user's names beside the folder's (--aliases; model/folder_aliases.h).
   static std::unique_ptr<AddressModel> load(const std::filesystem::path& model_dir, Precision precision = Precision::Auto,
                                             std::string_view head = "rerank",
-                                            const std::filesystem::path& parser_dir = {});
+                                            const std::filesystem::path& parser_dir = {},
+                                            const std::filesystem::path& aliases_file = {});
   // Over a scorer already loaded from model_dir (the server's): its weights, on its
   // device, are shared rather than loaded again.
   static std::unique_ptr<AddressModel> over(std::shared_ptr<const runtime::PairScorer> scorer,

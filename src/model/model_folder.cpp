@@ -76,9 +76,10 @@ std::optional<MatchResult> LabelRoles::certain_exact(const std::vector<std::stri
 }
 
 ModelFolder ModelFolder::load(const std::filesystem::path& dir, ops::MatmulPrecision precision, Device device,
-                              const std::filesystem::path& parser_dir) {
+                              const std::filesystem::path& parser_dir, const std::filesystem::path& aliases_file) {
   if (!std::filesystem::is_directory(dir)) throw Error("model folder " + dir.string() + " does not exist");
   ModelConfig config = load_model_config(dir);
+  auto aliases = load_folder_aliases(dir, aliases_file);
 
   const auto vocab_path = dir / "vocab.txt";
   if (!std::filesystem::exists(vocab_path)) throw Error("model folder " + dir.string() + " has no vocab.txt");
@@ -146,7 +147,7 @@ ModelFolder ModelFolder::load(const std::filesystem::path& dir, ops::MatmulPreci
   if (head) head_parser = std::shared_ptr<const AddressParser>(head, &head->comparer().parser());
   auto parser = std::make_shared<const FolderParser>(dir, std::move(head_parser), parser_dir);
   return ModelFolder{std::move(config), std::move(tokenizer), std::move(normalizer), std::move(model), roles,
-                     std::move(head),   std::move(embedding),  std::move(parser)};
+                     std::move(head),   std::move(embedding),  std::move(parser),    std::move(aliases)};
 }
 
 }  // namespace geoalign::model

@@ -10,6 +10,7 @@
 #include "model/bert_encoder.h"
 #include "model/config.h"
 #include "model/embedding_head.h"
+#include "model/folder_aliases.h"
 #include "model/folder_parser.h"
 #include "text/normalize.h"
 #include "text/wordpiece_tokenizer.h"
@@ -55,11 +56,16 @@ struct ModelFolder {
   // What reads whole addresses for search, dedup and /v1/parse: the head's parser, else
   // `parser_dir`, the folder's own or the bundled one (model/folder_parser.h).
   std::shared_ptr<const FolderParser> parser;
+  // The names reconciled in a pair before anything reads it (model/folder_aliases.h);
+  // null when the folder has no aliases.tsv and the user gave none.
+  std::shared_ptr<const text::AliasTable> aliases;
 
   // The encoder and embedding head go to `device`; tokenizing, the match head and results
   // stay on the host. `parser_dir`: a parser for a folder without a head (--parser).
+  // `aliases_file`: the user's names beside the folder's own (--aliases).
   static ModelFolder load(const std::filesystem::path& dir, ops::MatmulPrecision precision = ops::MatmulPrecision::FP32,
-                          Device device = Device::CPU, const std::filesystem::path& parser_dir = {});
+                          Device device = Device::CPU, const std::filesystem::path& parser_dir = {},
+                          const std::filesystem::path& aliases_file = {});
 };
 
 }  // namespace geoalign::model

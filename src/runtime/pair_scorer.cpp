@@ -13,7 +13,7 @@ PairScorer::PairScorer(model::ModelFolder folder, std::shared_ptr<const match::P
 }
 
 NormalizedPair PairScorer::normalize(std::string_view a, std::string_view b) const {
-  return {folder_.normalizer.normalize(a), folder_.normalizer.normalize(b)};
+  return reconcile_names(folder_.aliases.get(), {folder_.normalizer.normalize(a), folder_.normalizer.normalize(b)});
 }
 
 text::EncodedInput PairScorer::tokenize(const NormalizedPair& pair) const {

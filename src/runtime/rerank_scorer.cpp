@@ -4,19 +4,21 @@
 #include <unordered_map>
 
 #include "model/config.h"
+#include "model/folder_aliases.h"
 #include "runtime/compare_pairs.h"
 #include "runtime/run_in_parallel.h"
 
 namespace geoalign::runtime {
 
 RerankScorer::RerankScorer(std::vector<std::string> labels, text::AddressNormalizer normalizer,
-                           std::unique_ptr<const match::MatchHead> head)
+                           std::shared_ptr<const text::AliasTable> aliases, std::unique_ptr<const match::MatchHead> head)
     : labels_(std::move(labels)),
       roles_(model::LabelRoles::from_labels(labels_)),
       normalizer_(std::move(normalizer)),
+      aliases_(std::move(aliases)),
       head_(std::move(head)) {}
 
-RerankScorer RerankScorer::load(const std::filesystem::path& model_dir) {
+RerankScorer RerankScorer::load(const std::filesystem::path& model_dir, const std::filesystem::path& aliases_file) {
   if (!std::filesystem::is_directory(model_dir)) throw Error("model folder " + model_dir.string() + " does not exist");
   const auto file = model_dir / match::MatchHead::kRerankFileName;
   if (!std::filesystem::exists(file)) {
@@ -25,13 +27,14 @@ RerankScorer RerankScorer::load(const std::filesystem::path& model_dir) {
   model::ModelConfig config = model::load_model_config(model_dir);
   auto head = match::MatchHead::load(model_dir, config.bert.labels.size(), match::MatchHead::kRerankFileName);
   text::AddressNormalizer normalizer(config.settings.normalize);
-  return RerankScorer(std::move(config.bert.labels), std::move(normalizer), std::move(head));
+  return RerankScorer(std::move(config.bert.labels), std::move(normalizer),
+                      model::load_folder_aliases(model_dir, aliases_file), std::move(head));
 }
 
 std::vector<MatchResult> RerankScorer::score(std::span<const AddressPair> pairs, PairReading reading) const {
   // The head reads the text the encoder would: normalized as the folder asks.
   auto normalized = run_in_parallel(pairs.size(), "pair", [&](std::size_t i) {
-    return NormalizedPair{normalizer_.normalize(pairs[i].a), normalizer_.normalize(pairs[i].b)};
+    return reconcile_names(aliases_.get(), {normalizer_.normalize(pairs[i].a), normalizer_.normalize(pairs[i].b)});
   });
   const std::size_t n = normalized.size();
   std::vector<char> same_text(n);

@@ -25,7 +25,8 @@ namespace geoalign::runtime {
 class RerankScorer {
  public:
   // Throws Error naming the file when the folder has no rerank head or a malformed one.
-  static RerankScorer load(const std::filesystem::path& model_dir);
+  // `aliases_file`: the user's names beside the folder's own (model/folder_aliases.h).
+  static RerankScorer load(const std::filesystem::path& model_dir, const std::filesystem::path& aliases_file = {});
 
   // Pairs of raw text, normalized as the folder asks, over every core; each distinct
   // address parsed once. Results in input order. Throws Error naming the first pair that
@@ -34,7 +35,9 @@ class RerankScorer {
                                  PairReading reading = PairReading::Symmetric) const;
   // Pairs of addresses parsed already for comparison (match::parse_for_comparison of the
   // normalized text, as search's index and dedup hold them), on the calling thread; each
-  // address read once, however many of the pairs it is in.
+  // address read once, however many of the pairs it is in. Names are not reconciled here
+  // (a parse has no text to rewrite): the caller reconciles the texts and parses again
+  // the few pairs that change (index::AddressModel::score).
   // same_text: the two addresses' whole normalized texts are one (a parse for comparison
   // may hold only a long text's prefix, so the parses cannot tell).
   struct ParsedPair {
@@ -49,7 +52,7 @@ class RerankScorer {
 
  private:
   RerankScorer(std::vector<std::string> labels, text::AddressNormalizer normalizer,
-               std::unique_ptr<const match::MatchHead> head);
+               std::shared_ptr<const text::AliasTable> aliases, std::unique_ptr<const match::MatchHead> head);
   // The trees over each pair's features, then the label (model::LabelRoles::decide, with
   // same_text[k]); with the features of the pairs swapped as well (same size), the
   // symmetric reading's label over both (LabelRoles::decide_both_orders).
@@ -61,6 +64,7 @@ class RerankScorer {
   std::vector<std::string> labels_;
   model::LabelRoles roles_;
   text::AddressNormalizer normalizer_;
+  std::shared_ptr<const text::AliasTable> aliases_;
   std::unique_ptr<const match::MatchHead> head_;
 };
 
