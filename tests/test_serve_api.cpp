@@ -125,8 +125,11 @@ TEST(ServeApi, ParsesSearchWithItsDefaults) {
   EXPECT_EQ(plain.search.k, index::SearchOptions{}.k);
   EXPECT_EQ(plain.search.rerank, index::SearchOptions{}.rerank);
   EXPECT_EQ(plain.search.region, "");
-  auto full = std::get<ParsedRequest>(
-      parse_request(Endpoint::Search, R"({"queries":["杭州"],"k":3,"rerank":0,"region":"北京市"})", 8));
+  EXPECT_EQ(plain.search.reading, PairReading::Symmetric);
+  auto full = std::get<ParsedRequest>(parse_request(
+      Endpoint::Search, R"({"queries":["杭州"],"k":3,"rerank":0,"region":"北京市","ordered":true})", 8));
+  EXPECT_EQ(full.search.reading, PairReading::Ordered);
+  EXPECT_EQ(error_of(Endpoint::Search, R"({"queries":["a"],"ordered":1})").status, 400);
   EXPECT_EQ(full.search.k, 3u);
   EXPECT_EQ(full.search.rerank, 0u);
   EXPECT_EQ(full.search.region, "北京市");

@@ -145,6 +145,7 @@ class Index:
         candidates: int = 100,
         region: str | None = None,
         region_from_query: bool = False,
+        ordered: bool = False,
     ) -> list[list[dict[str, Any]]]:
         """Looks addresses up, as ``geoalign search``: one list of hits per query, in query order.
 
@@ -161,6 +162,10 @@ class Index:
             region: only hits in this province, city or district (``"北京市"``, ``"深圳市南山区"``; ``"南山区"`` alone is ambiguous, an error).
             region_from_query: leave out hits in other cities than the one the query names (by
                 its city or a district in it); hits whose city is not known stay.
+            ordered: rerank each (query, record) as given instead of in both orders (the
+                default, which gives a pair the same numbers whichever comes first), as the
+                CLI's ``search --ordered``: for queries shaped like CCKS's, a user's query
+                against map records.
 
         Raises:
             ValueError: naming the first bad query (not a str, or empty).
@@ -173,6 +178,7 @@ class Index:
             _at_least("candidates", candidates, 1),
             region or "",
             region_from_query,
+            bool(ordered),
         )
 
     def __len__(self) -> int:

@@ -81,9 +81,10 @@ void bind_index(py::module_& m) {
       .def(
           "search",
           [](const Index& ix, py::handle queries, std::size_t k, std::size_t rerank, std::size_t candidates,
-             const std::string& region, bool region_from_query) {
+             const std::string& region, bool region_from_query, bool ordered) {
             const std::vector<std::string> input = to_texts(queries, "queries");
-            IndexSearchOptions options{k, rerank, candidates, region, region_from_query};
+            IndexSearchOptions options{k, rerank, candidates, region, region_from_query,
+                                       ordered ? PairReading::Ordered : PairReading::Symmetric};
             std::vector<std::vector<IndexHit>> results;
             {
               py::gil_scoped_release release;
@@ -92,7 +93,7 @@ void bind_index(py::module_& m) {
             return hits_to_python(results);
           },
           py::arg("queries"), py::arg("k"), py::arg("rerank"), py::arg("candidates"), py::arg("region"),
-          py::arg("region_from_query"))
+          py::arg("region_from_query"), py::arg("ordered"))
       .def("__len__", &Index::size, py::call_guard<py::gil_scoped_release>())  // waits while an add runs
       .def_property_readonly("model_dir", &Index::model_dir);
 }

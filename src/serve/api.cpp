@@ -131,6 +131,10 @@ std::variant<ParsedRequest, ApiError> parse_search(const json& body, std::size_t
                         " would rerank " + std::to_string(r.first.size() * r.search.rerank) + " pairs; the limit is " +
                         std::to_string(kMaxRerankPerRequest) + " per request (fewer queries, or a smaller rerank)"};
   }
+  if (body.contains("ordered")) {
+    if (!body["ordered"].is_boolean()) return bad("\"ordered\" must be true or false");
+    r.search.reading = body["ordered"].get<bool>() ? PairReading::Ordered : PairReading::Symmetric;
+  }
   if (body.contains("region")) {
     const json& region = body["region"];
     if (!region.is_string() || text::unicode::is_blank(region.get<std::string>())) {
@@ -374,7 +378,7 @@ std::variant<ParsedRequest, ApiError> parse_request(Endpoint endpoint, std::stri
     case Endpoint::Match: unknown = unknown_field(parsed, {"pairs", "explain"}); break;
     case Endpoint::Embed:
     case Endpoint::Parse: unknown = unknown_field(parsed, {"addresses"}); break;
-    case Endpoint::Search: unknown = unknown_field(parsed, {"queries", "k", "rerank", "region"}); break;
+    case Endpoint::Search: unknown = unknown_field(parsed, {"queries", "k", "rerank", "region", "ordered"}); break;
     case Endpoint::KServeInfer: break;
   }
   if (unknown) return *unknown;

@@ -83,6 +83,12 @@ def test_the_rerank_heads_front_ends_give_one_decision(cli, tmp_path):
             label, p = given[(query, hit["text"])]
             assert hit["label"] == label, (query, hit["text"])
             assert hit["score"] == pytest.approx(p[2], abs=PRINTED), (query, hit["text"])
+    # ordered=True reads (query, record) as given, as `score --head rerank --ordered`.
+    for query, hits in zip(addresses, index.search(addresses, k=len(addresses), rerank=len(addresses), ordered=True)):
+        for hit in (h for h in hits if h["text"] != query):
+            label, p = ordered[(query, hit["text"])]
+            assert hit["label"] == label, (query, hit["text"])
+            assert hit["score"] == pytest.approx(p[2], abs=PRINTED), (query, hit["text"])
 
     rows = tmp_path / "rows.txt"
     rows.write_text("".join(a + "\n" for a in addresses), encoding="utf-8")

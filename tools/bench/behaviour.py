@@ -16,7 +16,7 @@ its expectation holds in both:
   mft          minimum functionality: the fixture's names inside names, abbreviations and
                one-character differences, each with its expected label
 
-  tools/bench/behaviour.py [--model DIR] [--data PAIRS.tsv ...] [--per-category N] [--json]
+  tools/bench/behaviour.py [--model DIR] [--head match|rerank] [--data PAIRS.tsv ...] [--per-category N] [--json]
 
 Without --data (and without ../shared/data) only the fixture runs.
 """
@@ -189,6 +189,16 @@ def run(cases: list[Case], score: Callable[[list[tuple[str, str]]], list[str]]) 
             for (kind, category), (p, t) in sorted(by_category.items())}
 
 
+def cli_labels(binary: Path, model: Optional[str], pairs: list) -> list:
+    """Labels from `geoalign score --head rerank`, in input order."""
+    import subprocess
+
+    text = "".join(f"{a}\t{b}\n" for a, b in pairs)
+    command = [str(binary), "score", "--head", "rerank"] + (["--model", str(model)] if model else []) + ["-"]
+    out = subprocess.run(command, input=text, capture_output=True, text=True, check=True).stdout
+    return [line.split("\t")[2] for line in out.splitlines()[1:]]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default=str(ROOT / "models" / "default"))
@@ -197,11 +207,20 @@ def main() -> int:
     parser.add_argument("--per-category", type=int, default=300)
     parser.add_argument("--fixture-only", action="store_true")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--head", choices=("match", "rerank"), default="match",
+                        help="match: the Python Matcher (score's default); rerank: the rerank head that "
+                             "search and dedup use, through `geoalign score --head rerank`")
+    parser.add_argument("--geoalign", type=Path, default=ROOT / "build" / "release" / "geoalign",
+                        help="the CLI for --head rerank")
     args = parser.parse_args()
 
     import geoalign
 
-    matcher = geoalign.Matcher(args.model)
+    if args.head == "match":
+        matcher = geoalign.Matcher(args.model)
+        labels_of = lambda pairs: [r.label for r in matcher.score(pairs)]  # noqa: E731
+    else:
+        labels_of = lambda pairs: cli_labels(args.geoalign, args.model, pairs)  # noqa: E731
     cases = read_fixture()
     if not args.fixture_only:
         pairs = read_pairs(DEFAULT_DATA if args.data is None else args.data)
@@ -209,7 +228,7 @@ def main() -> int:
             addresses = sorted({a for pair in pairs for a in pair})
             cases += template_cases(addresses, geoalign.Parser(), args.per_category)
             cases += order_cases(pairs, args.per_category)
-    report = run(cases, lambda pairs: [r.label for r in matcher.score(pairs)])
+    report = run(cases, labels_of)
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=1))
     else:
