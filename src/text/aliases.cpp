@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "geo/table_lines.h"
 #include "geoalign/error.h"
 #include "text/utf8.h"
 
@@ -195,20 +196,14 @@ AliasTable AliasTable::load(const std::filesystem::path& file) {
 
 AliasTable AliasTable::read(std::istream& in, const std::string& name) {
   AliasTable table;
-  std::string line;
-  std::size_t number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty() || line[0] == '#') continue;
-    const std::string where = name + ":" + std::to_string(number);
+  geo::for_each_table_line(in, name, [&](std::string_view line, std::size_t number) {
+    const std::string where = geo::table_place(name, number);
     const std::size_t tab = line.find('\t');
-    if (tab == std::string::npos || line.find('\t', tab + 1) != std::string::npos) {
+    if (tab == std::string_view::npos || line.find('\t', tab + 1) != std::string_view::npos) {
       throw Error(where + ": expected two names separated by one tab (short<TAB>full)");
     }
-    table.add(std::string_view(line).substr(0, tab), std::string_view(line).substr(tab + 1), where);
-  }
-  if (in.bad()) throw Error("cannot read the alias table " + name);
+    table.add(line.substr(0, tab), line.substr(tab + 1), where);
+  });
   return table;
 }
 
