@@ -12,6 +12,7 @@
 #include "dedup/pair_evaluation.h"
 #include "dedup/pair_scoring.h"
 #include "index/exact_neighbours.h"
+#include "model/folder_aliases.h"
 #include "runtime/rerank_scorer.h"
 #include "support/cli_run.h"
 #include "support/temp_dir.h"
@@ -222,7 +223,7 @@ TEST(Dedup, ScoreSearchAndDedupShareOneRerankPath) {
   if (!std::filesystem::exists(dir / match::MatchHead::kRerankFileName)) GTEST_SKIP() << "no shipped rerank head";
   const auto model = index::AddressModel::load(dir, Precision::FP32, "rerank");
   ASSERT_TRUE(model->fast_pairs());
-  const auto rerank = runtime::RerankScorer::load(dir);
+  const auto rerank = runtime::RerankScorer::load(dir, model::load_folder_aliases(dir));
   const std::vector<std::string> texts = {"杭州市西湖区文三路478号华星科技大厦", "\u200B文三路478号 华星科技大厦",
                                           "北京市海淀区中关村大街27号", "广州市天河区体育西路191号",
                                           "杭州市西湖区文三路478号华星科技大厦"};

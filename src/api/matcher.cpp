@@ -53,8 +53,8 @@ Matcher Matcher::load(const std::filesystem::path& model_dir, const MatcherOptio
   require_device(device);
   const ops::MatmulPrecision precision = model::resolve_precision(options.precision, device);
   use_num_threads(options.threads);
-  return Matcher(
-      std::make_unique<Impl>(model::ModelFolder::load(model_dir, precision, device, {}, options.aliases), model::precision_of(precision)));
+  return Matcher(std::make_unique<Impl>(model::ModelFolder::load(model_dir, precision, device, {}, options.aliases),
+                                        model::precision_of(precision)));
 }
 
 std::vector<MatchResult> Matcher::score(std::span<const AddressPair> pairs, std::size_t batch_size) const {

@@ -4,6 +4,7 @@
 
 #include "backend/threads.h"
 #include "cli/model_options.h"
+#include "model/folder_aliases.h"
 #include "runtime/rerank_scorer.h"
 
 namespace geoalign::cli {
@@ -33,7 +34,9 @@ ScorePairs load_pair_scoring(const Args& args, std::size_t batch_size) {
   if (head == "rerank") {
     if (options.device != "cpu") throw UsageError("--device applies to --head match: the rerank head runs no encoder");
     set_num_threads(options.threads);
-    auto scorer = std::make_shared<const runtime::RerankScorer>(runtime::RerankScorer::load(model_dir_option(args), options.aliases));
+    const std::string model_dir = model_dir_option(args);
+    auto scorer = std::make_shared<const runtime::RerankScorer>(
+        runtime::RerankScorer::load(model_dir, model::load_folder_aliases(model_dir, options.aliases)));
     const PairReading reading = args.flag("ordered") ? PairReading::Ordered : PairReading::Symmetric;
     return [scorer, reading](std::span<const AddressPair> pairs) { return scorer->score(pairs, reading); };
   }

@@ -55,7 +55,7 @@ AddressModel::AddressModel(std::shared_ptr<const runtime::PairScorer> scorer, co
     parser_checksum_ = folder_checksum(f.parser->folder(), kNotInParses) * 31 + geo::kElementsVersion;
   }
   if (use_rerank && std::filesystem::exists(dir / match::MatchHead::kRerankFileName)) {
-    rerank_ = std::make_unique<const runtime::RerankScorer>(runtime::RerankScorer::load(dir));
+    rerank_ = std::make_unique<const runtime::RerankScorer>(runtime::RerankScorer::load(dir, f.aliases));
   }
   const std::string probe = "北京市";
   dim_ = embed(std::vector<std::string_view>{probe}).size();

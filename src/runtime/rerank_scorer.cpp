@@ -4,7 +4,6 @@
 #include <unordered_map>
 
 #include "model/config.h"
-#include "model/folder_aliases.h"
 #include "runtime/compare_pairs.h"
 #include "runtime/run_in_parallel.h"
 
@@ -18,7 +17,8 @@ RerankScorer::RerankScorer(std::vector<std::string> labels, text::AddressNormali
       aliases_(std::move(aliases)),
       head_(std::move(head)) {}
 
-RerankScorer RerankScorer::load(const std::filesystem::path& model_dir, const std::filesystem::path& aliases_file) {
+RerankScorer RerankScorer::load(const std::filesystem::path& model_dir,
+                                std::shared_ptr<const text::AliasTable> aliases) {
   if (!std::filesystem::is_directory(model_dir)) throw Error("model folder " + model_dir.string() + " does not exist");
   const auto file = model_dir / match::MatchHead::kRerankFileName;
   if (!std::filesystem::exists(file)) {
@@ -27,8 +27,7 @@ RerankScorer RerankScorer::load(const std::filesystem::path& model_dir, const st
   model::ModelConfig config = model::load_model_config(model_dir);
   auto head = match::MatchHead::load(model_dir, config.bert.labels.size(), match::MatchHead::kRerankFileName);
   text::AddressNormalizer normalizer(config.settings.normalize);
-  return RerankScorer(std::move(config.bert.labels), std::move(normalizer),
-                      model::load_folder_aliases(model_dir, aliases_file), std::move(head));
+  return RerankScorer(std::move(config.bert.labels), std::move(normalizer), std::move(aliases), std::move(head));
 }
 
 std::vector<MatchResult> RerankScorer::score(std::span<const AddressPair> pairs, PairReading reading) const {

@@ -13,6 +13,7 @@
 #include "geoalign/parser.h"
 #include "match/match_head.h"
 #include "model/model_folder.h"
+#include "text/aliases.h"
 #include "text/normalize.h"
 
 namespace geoalign::runtime {
@@ -25,8 +26,10 @@ namespace geoalign::runtime {
 class RerankScorer {
  public:
   // Throws Error naming the file when the folder has no rerank head or a malformed one.
-  // `aliases_file`: the user's names beside the folder's own (model/folder_aliases.h).
-  static RerankScorer load(const std::filesystem::path& model_dir, const std::filesystem::path& aliases_file = {});
+  // `aliases`: the names reconciled in a text pair (model::load_folder_aliases; null:
+  // none), shared with the folder's other scorers rather than loaded again.
+  static RerankScorer load(const std::filesystem::path& model_dir,
+                           std::shared_ptr<const text::AliasTable> aliases = nullptr);
 
   // Pairs of raw text, normalized as the folder asks, over every core; each distinct
   // address parsed once. Results in input order. Throws Error naming the first pair that

@@ -214,12 +214,19 @@ void AliasTable::add(std::string_view short_name, std::string_view full_name, co
   if (f.size() > kMaxNameChars) {
     throw Error(where + ": a name longer than " + std::to_string(kMaxNameChars) + " characters");
   }
-  const auto [it, added] = concept_of_full_.try_emplace(f, static_cast<std::uint32_t>(full_names_.size()));
-  if (added) full_names_.push_back(f);
+  insert(s, f);
+}
+
+void AliasTable::insert(const std::u32string& short_name, const std::u32string& full_name) {
+  const auto [it, added] = concept_of_full_.try_emplace(full_name, static_cast<std::uint32_t>(full_names_.size()));
+  if (added) full_names_.push_back(full_name);
   const std::uint32_t id = it->second;
-  for (const auto& name : {s, f}) {
-    auto& concepts = names_[name];
-    if (std::find(concepts.begin(), concepts.end(), id) == concepts.end()) concepts.push_back(id);
+  auto& of_short = names_[short_name];
+  if (std::find(of_short.begin(), of_short.end(), id) != of_short.end()) return;  // said before
+  of_short.push_back(id);
+  auto& of_full = names_[full_name];
+  if (std::find(of_full.begin(), of_full.end(), id) == of_full.end()) of_full.push_back(id);
+  for (const auto& name : {short_name, full_name}) {
     starts_.insert(start_key(name[0], name[1]));
     longest_ = std::max(longest_, name.size());
   }
@@ -227,10 +234,10 @@ void AliasTable::add(std::string_view short_name, std::string_view full_name, co
 }
 
 void AliasTable::merge(const AliasTable& other) {
+  // Checked when `other` was read; every name of it that is not a full name is a short one.
   for (const auto& [name, concepts] : other.names_) {
     for (std::uint32_t id : concepts) {
-      const std::u32string& full = other.full_names_[id];
-      if (name != full) add(encode_utf8(name), encode_utf8(full), "alias table");
+      if (name != other.full_names_[id]) insert(name, other.full_names_[id]);
     }
   }
 }

@@ -49,7 +49,7 @@ class AliasTable {
   void add(std::string_view short_name, std::string_view full_name, const std::string& where);
   // The entries of `other` as well.
   void merge(const AliasTable& other);
-  // Entries (short, full) in the table, rules aside.
+  // Distinct entries (short, full) in the table, rules aside.
   std::size_t size() const { return entries_; }
 
   // The pair with every name that the other address gives in another form written in
@@ -66,6 +66,8 @@ class AliasTable {
   struct RuleName;
   struct Found;
   struct Rewrite;
+  // Adds a checked entry; a repeated one changes nothing.
+  void insert(const std::u32string& short_name, const std::u32string& full_name);
   Found find(const std::u32string& text) const;
   std::vector<Rewrite> rewrites(const std::u32string& from, const Found& from_found, const std::u32string& to,
                                 const Found& to_found) const;
