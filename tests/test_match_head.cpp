@@ -709,6 +709,117 @@ TEST(MatchHead, AFoldersMatchHeadReadsTheEncoder) {
   EXPECT_EQ(load_error(model), "");
 }
 
+// A match head trained in canonical order: one tree on its last input, order_swapped, so
+// that the two orders of a pair get different answers when read as given.
+nlohmann::json canonical_head_file() {
+  auto names = with_encoder(pair_feature_names(), 3);
+  names.push_back("order_swapped");
+  auto file = head_file(names);
+  file["order"] = "canonical";
+  const auto order = static_cast<int>(names.size() - 1);
+  file["trees"] = {{{"class", 2}, {"nodes", {{order, 0.5, 1, 2, 0}, {-1, 0, 0, 0, -1.0}, {-1, 0, 0, 0, 2.0}}}}};
+  return file;
+}
+
+// Canonical order: (a, b) and (b, a) become one pair, shorter address first, equal lengths
+// by byte order; `swapped` says which of the two was given.
+TEST(CanonicalOrder, BothOrdersOfAPairBecomeOne) {
+  std::mt19937 random(7);
+  const std::vector<std::string> words = {"杭州", "市", "西湖区", "文一路", "文二路", "100号", "a", "b", ""};
+  auto address = [&] {
+    std::string text;
+    for (int k = static_cast<int>(random() % 4); k >= 0; --k) text += words[random() % words.size()];
+    return text;
+  };
+  for (int trial = 0; trial < 2000; ++trial) {
+    const std::string a = address(), b = address();
+    const auto ab = runtime::in_canonical_order({a, b}), ba = runtime::in_canonical_order({b, a});
+    EXPECT_EQ(ab.a, ba.a);
+    EXPECT_EQ(ab.b, ba.b);
+    EXPECT_TRUE(ab.a.size() < ab.b.size() || (ab.a.size() == ab.b.size() && ab.a <= ab.b)) << ab.a << " | " << ab.b;
+    EXPECT_EQ(ab.swapped, ab.a != a) << a << " | " << b;
+    if (a != b) EXPECT_NE(ab.swapped, ba.swapped);
+  }
+  const auto same = runtime::in_canonical_order({"文一路", "文一路"});
+  EXPECT_FALSE(same.swapped);
+}
+
+TEST(MatchHead, ACanonicalHeadReadsTheOrderLast) {
+  TempDir dir;
+  write_file(dir / MatchHead::kFileName, canonical_head_file().dump());
+  const auto head = MatchHead::load(dir.path(), 3);
+  EXPECT_TRUE(head->reads_canonical_order());
+  EXPECT_EQ(head->input_names().back(), "order_swapped");
+  const auto rows = rows_for(head->comparer(), kSameAndOther);
+  const std::vector<std::span<const float>> spans(rows.begin(), rows.end());
+  const std::vector<float> encoder(6, 1.0f / 3);
+  std::vector<float> given(6), swapped(6);
+  head->probabilities(spans, encoder, given);
+  head->probabilities(spans, encoder, swapped, true);
+  EXPECT_NEAR(given[2], std::exp(-1.0) / (2 + std::exp(-1.0)), 1e-6);
+  EXPECT_NEAR(swapped[2], std::exp(2.0) / (2 + std::exp(2.0)), 1e-6);
+
+  // Without the order input, with an unknown order, or as a rerank head: an error naming the file.
+  auto file = canonical_head_file();
+  file["features"] = with_encoder(pair_feature_names(), 3);
+  write_file(dir / MatchHead::kFileName, file.dump());
+  EXPECT_NE(thrown_by([&] { MatchHead::load(dir.path(), 3); }).find("order_swapped"), std::string::npos);
+  file = canonical_head_file();
+  file["order"] = "sorted";
+  write_file(dir / MatchHead::kFileName, file.dump());
+  EXPECT_NE(thrown_by([&] { MatchHead::load(dir.path(), 3); }).find("order is \"sorted\""), std::string::npos);
+  file = head_file(pair_feature_names());
+  file["order"] = "canonical";
+  file["features"].push_back("order_swapped");
+  write_file(dir / MatchHead::kRerankFileName, file.dump());
+  const auto error = thrown_by([&] { MatchHead::load(dir.path(), 3, MatchHead::kRerankFileName); });
+  EXPECT_NE(error.find(MatchHead::kRerankFileName), std::string::npos) << error;
+  EXPECT_NE(error.find("reads both orders"), std::string::npos) << error;
+}
+
+// With a head in canonical order, the symmetric reading gives a pair the same numbers in
+// both orders, and they are the mean of its two ordered readings (which the tree makes
+// differ: exact_match logit -1 for the shorter address first, 2 for the longer).
+TEST(MatchHead, ACanonicalHeadGivesBothOrdersOneAnswer) {
+  TempDir dir;
+  const auto model = copy_fixture_model(dir);
+  write_file(model / MatchHead::kFileName, canonical_head_file().dump());
+  const std::string shorter = "文二路100号", longer = "杭州市西湖区文一路100号";
+  const std::vector<AddressPair> pairs = {{shorter, longer}, {longer, shorter}};
+  MatcherOptions options;
+  options.precision = Precision::FP32;
+  options.reading = PairReading::Ordered;
+  const auto ordered = Matcher::load(model, options).score(pairs);
+  const double low = std::exp(-1.0) / (2 + std::exp(-1.0)), high = std::exp(2.0) / (2 + std::exp(2.0));
+  EXPECT_NEAR(ordered[0].p_exact_match, low, 1e-6);
+  EXPECT_NEAR(ordered[1].p_exact_match, high, 1e-6);
+  options.reading = PairReading::Symmetric;
+  const auto symmetric = Matcher::load(model, options).score(pairs);
+  EXPECT_EQ(symmetric[0].probabilities, symmetric[1].probabilities);
+  EXPECT_EQ(symmetric[0].label, symmetric[1].label);
+  EXPECT_NEAR(symmetric[0].p_exact_match, (low + high) / 2, 1e-6);
+  // `features --order canonical` writes what such a head reads: one row for both orders
+  // of a pair, but for the line number and order_swapped (the column before rest).
+  const auto features = run_cli("features --order canonical --model " + model.string(),
+                                shorter + "\t" + longer + "\n" + longer + "\t" + shorter + "\n");
+  std::istringstream lines(features.out);
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line; std::getline(lines, line);) {
+    std::vector<std::string> fields;
+    std::istringstream cells(line);
+    for (std::string cell; std::getline(cells, cell, '\t');) fields.push_back(cell);
+    if (line.ends_with('\t')) fields.emplace_back();
+    rows.push_back(std::move(fields));
+  }
+  ASSERT_EQ(rows.size(), 3u) << features.out;
+  const std::size_t order = rows[0].size() - 2;
+  EXPECT_EQ(rows[0][order], "order_swapped");
+  EXPECT_EQ(rows[1][order], "0");
+  EXPECT_EQ(rows[2][order], "1");
+  EXPECT_EQ(std::vector(rows[1].begin() + 1, rows[1].begin() + order),
+            std::vector(rows[2].begin() + 1, rows[2].begin() + order));
+}
+
 TEST(PairComparer, ParsingOnceComparesAsThePair) {
   const auto comparer = PairComparer::load(source_dir() / "models/default/parser",
                                            source_dir() / "models/default" / TermWeights::kFileName);
@@ -808,7 +919,7 @@ TEST(MatchHead, StrongestInputsAreWhatTheAnswerRestsOn) {
   const auto reversed = head->probabilities_with_tests_reversed(features, encoder);
   ASSERT_EQ(reversed.size(), head->input_names().size() * 3);
 
-  const auto strongest = strongest_inputs(*head, features, encoder, label, 10);
+  const auto strongest = strongest_inputs(*head, features, encoder, false, label, 10);
   ASSERT_EQ(strongest.size(), 10u);
   std::set<std::string> listed;
   for (std::size_t k = 0; k < strongest.size(); ++k) {
@@ -829,9 +940,9 @@ TEST(MatchHead, StrongestInputsAreWhatTheAnswerRestsOn) {
     EXPECT_LE(std::abs(answered[label] - reversed[i * 3 + label]), std::abs(strongest.back().influence))
         << head->input_names()[i];
   }
-  EXPECT_EQ(strongest_inputs(*head, features, encoder, label, 3).size(), 3u);
-  EXPECT_NE(thrown_by([&] { strongest_inputs(*head, features, encoder, 3, 10); }).find("no label 3"), std::string::npos);
-  EXPECT_NE(thrown_by([&] { strongest_inputs(*head, features, {}, label, 10); }).find("encoder"), std::string::npos);
+  EXPECT_EQ(strongest_inputs(*head, features, encoder, false, label, 3).size(), 3u);
+  EXPECT_NE(thrown_by([&] { strongest_inputs(*head, features, encoder, false, 3, 10); }).find("no label 3"), std::string::npos);
+  EXPECT_NE(thrown_by([&] { strongest_inputs(*head, features, {}, false, label, 10); }).find("encoder"), std::string::npos);
 }
 
 TEST(DefaultModel, DecidesClearCases) {

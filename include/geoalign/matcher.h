@@ -19,12 +19,14 @@ const char* precision_name(Precision p);
 // Pairs (or addresses) per model batch unless told otherwise, here and in `geoalign score`.
 inline constexpr std::size_t kDefaultBatchSize = 64;
 
-// How a pair is read. Symmetric: the mean of the model's probabilities for (a, b) and
-// for (b, a), so the label and the probabilities of a pair do not depend on which address
-// comes first (exactly: the same numbers either way). Ordered: the pair as given, for data
-// shaped query -> reference (CCKS: a user's query, then a map record), which a head
-// trained on that order reads better. The heads that read pairs in both orders (the
-// rerank head: search's rerank, dedup, `score --head rerank`) default to Symmetric.
+// How a pair is read. Symmetric (the default everywhere): the label and the probabilities
+// of a pair do not depend on which address comes first (exactly: the same numbers either
+// way). The rerank head (search's rerank, dedup, `score --head rerank`) takes the mean of
+// its probabilities for (a, b) and (b, a); the bundled match head reads the pair in one
+// canonical order and takes the mean over its input that says which address came first
+// (match/match_head.h). Ordered: the pair as given, for data shaped query -> reference
+// (CCKS: a user's query, then a map record), which the heads read a little better. A
+// folder without a head of its own (an MGeo checkpoint) reads pairs as given either way.
 enum class PairReading { Symmetric, Ordered };
 
 struct MatcherOptions {
@@ -39,6 +41,8 @@ struct MatcherOptions {
   // beside the model folder's aliases.tsv: in a pair, a name one address gives in full and
   // the other in short is read as one name. Empty: the folder's alone.
   std::filesystem::path aliases{};
+  // How score() reads a pair (see PairReading).
+  PairReading reading = PairReading::Symmetric;
 };
 
 struct AddressPair {

@@ -64,6 +64,10 @@ class Matcher:
         aliases: a file of your own names for places, ``short<TAB>full`` per line
             (``西湖银泰<TAB>西湖银泰城购物中心``), read beside the model's ``aliases.tsv``: in a
             pair, a name one address gives in full and the other in short is one name.
+        ordered: read each pair as given (query, then reference), for data of that shape,
+            as ``geoalign score --ordered``; by default a pair gets one answer whichever
+            address comes first (a folder without a head of its own, such as an MGeo
+            checkpoint, reads pairs as given either way).
 
     A Matcher pickles as its folder and options, and unpickles by loading them again (in
     the process it reaches: a multiprocessing or Dask worker).
@@ -74,12 +78,12 @@ class Matcher:
     """
 
     def __init__(self, model: str | Path | None = None, precision: str = "auto", threads: int = 0,
-                 device: str = "cpu", aliases: str | Path | None = None) -> None:
+                 device: str = "cpu", aliases: str | Path | None = None, ordered: bool = False) -> None:
         _check_threads(threads)
         # As given: a Matcher unpickled on another host finds its own bundled model for None.
         aliases = None if aliases is None else str(aliases)
-        self._args = (None if model is None else str(model), precision, threads, device, aliases)
-        self._matcher = _geoalign.Matcher(model_dir(model), precision, threads, device, aliases or "")
+        self._args = (None if model is None else str(model), precision, threads, device, aliases, bool(ordered))
+        self._matcher = _geoalign.Matcher(model_dir(model), precision, threads, device, aliases or "", bool(ordered))
 
     def __reduce__(self) -> tuple:
         return (Matcher, self._args)

@@ -53,7 +53,7 @@ Matcher Matcher::load(const std::filesystem::path& model_dir, const MatcherOptio
   require_device(device);
   const ops::MatmulPrecision precision = model::resolve_precision(options.precision, device);
   use_num_threads(options.threads);
-  return Matcher(std::make_unique<Impl>(model::ModelFolder::load(model_dir, precision, device, {}, options.aliases),
+  return Matcher(std::make_unique<Impl>(model::ModelFolder::load(model_dir, precision, device, {}, options.aliases, options.reading),
                                         model::precision_of(precision)));
 }
 

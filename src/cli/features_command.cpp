@@ -1,6 +1,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "cli/args.h"
 #include "cli/commands.h"
@@ -20,7 +21,8 @@ constexpr std::size_t kRowsPerBatch = 64;
 }  // namespace
 
 // Writes what the match head sees for each pair as TSV: its pair features and the
-// encoder's class probabilities, one row per pair with any extra input columns (a label)
+// encoder's class probabilities (and for a head in canonical order, the pair read in that
+// order and order_swapped), one row per pair with any extra input columns (a label)
 // carried over. It runs the scorer's own pipeline (normalization included), so a head
 // is trained on exactly what `score` and `serve` compute, and a decision can be traced.
 int run_features(int argc, char** argv, int first) {
@@ -28,7 +30,11 @@ int run_features(int argc, char** argv, int first) {
             {{"model", true, "model folder; its match head's parser and term weights are used", "models/default"},
              {"parser", true, "for a folder without a match head: the parser folder, relative to --model", "parser"},
              {"term-weights", true, "for a folder without a match head: the idf table, relative to --model",
-              "term_weights.tsv"}},
+              "term_weights.tsv"},
+             {"order", true,
+              "given (each pair as it comes) or canonical (shorter address first, as a head trained in that order "
+              "reads pairs; adds the column order_swapped); default: as the folder's match head reads",
+              ""}},
             "[FILE|-]  addr1<TAB>addr2[<TAB>label...] rows (default: standard input)");
   args.parse(argc, argv, first);
   if (args.flag("help")) {
@@ -43,7 +49,12 @@ int run_features(int argc, char** argv, int first) {
     comparer = std::make_shared<const match::PairComparer>(
         match::PairComparer::load(model_dir / args.value("parser"), model_dir / args.value("term-weights")));
   }
-  const runtime::PairScorer scorer(std::move(folder), comparer);
+  std::optional<bool> canonical;
+  if (const std::string order = args.value("order"); !order.empty()) {
+    if (order != "given" && order != "canonical") throw UsageError("--order must be given or canonical");
+    canonical = order == "canonical";
+  }
+  const runtime::PairScorer scorer(std::move(folder), comparer, canonical);
   scorer.require_classifier();
   const std::string input = args.positional().empty() ? "-" : args.positional()[0];
   InputFile file(input);
@@ -53,6 +64,7 @@ int run_features(int argc, char** argv, int first) {
   std::cout << "line";
   for (const auto& name : match::pair_feature_names()) std::cout << '\t' << name;
   for (std::size_t k = 0; k < scorer.labels().size(); ++k) std::cout << "\tencoder_p" << k;
+  if (scorer.reads_canonical_order()) std::cout << "\torder_swapped";
   std::cout << "\trest\n";
 
   std::vector<PairRow> rows;
@@ -77,6 +89,7 @@ int run_features(int argc, char** argv, int first) {
       };
       for (const float v : encoded[i].pair_features) put(v);
       for (std::size_t k = 0; k < labels; ++k) put(probabilities.data<float>()[i * labels + k]);
+      if (scorer.reads_canonical_order()) out += encoded[i].order_swapped ? "\t1" : "\t0";
       out += '\t';
       out += rows[i].rest;
       out += '\n';

@@ -14,9 +14,10 @@ const Args::Option kHeadOption = {"head", true,
                                   "rerank head alone: no encoder, so --precision and --batch-size do not apply)",
                                   "match"};
 const Args::Option kOrderedOption = {"ordered", false,
-                                     "read each pair as given (query, then reference) instead of the mean of both "
-                                     "orders; the rerank head reads both orders unless told this, the match head "
-                                     "reads pairs as given either way for now",
+                                     "read each pair as given (query, then reference), for data of that shape; "
+                                     "by default a pair gets one answer whichever address comes first (a folder "
+                                     "without a head of its own, such as an MGeo checkpoint, reads pairs as given "
+                                     "either way)",
                                      ""};
 const Args::Option kDeviceOption = {"device", true,
                                     "where the encoder runs: cpu, or cuda (cuda:0) for the GPU; a GPU that cannot be "
@@ -31,14 +32,16 @@ ScorePairs load_pair_scoring(const Args& args, std::size_t batch_size) {
   device_option(args);  // an unknown device is a usage error, before the model loads
   options.device = args.value("device");
   options.aliases = args.value("aliases");
+  options.reading = args.flag("ordered") ? PairReading::Ordered : PairReading::Symmetric;
   if (head == "rerank") {
     if (options.device != "cpu") throw UsageError("--device applies to --head match: the rerank head runs no encoder");
     set_num_threads(options.threads);
     const std::string model_dir = model_dir_option(args);
     auto scorer = std::make_shared<const runtime::RerankScorer>(
         runtime::RerankScorer::load(model_dir, model::load_folder_aliases(model_dir, options.aliases)));
-    const PairReading reading = args.flag("ordered") ? PairReading::Ordered : PairReading::Symmetric;
-    return [scorer, reading](std::span<const AddressPair> pairs) { return scorer->score(pairs, reading); };
+    return [scorer, reading = options.reading](std::span<const AddressPair> pairs) {
+      return scorer->score(pairs, reading);
+    };
   }
   if (head != "match") throw UsageError("--head must be match or rerank");
   auto matcher = std::make_shared<const Matcher>(Matcher::load(model_dir_option(args), options));

@@ -13,7 +13,7 @@ namespace geoalign::cli {
 // head when it has one), or its rerank head alone, so that the rerank head's answers
 // and accuracy can be seen on any file.
 extern const Args::Option kHeadOption;
-// score's and eval's --ordered: the rerank head reads a pair as given, not both ways.
+// score's, eval's and serve's --ordered: a pair read as given (PairReading::Ordered).
 extern const Args::Option kOrderedOption;
 // score's and eval's --device, where the encoder runs.
 extern const Args::Option kDeviceOption;

@@ -97,7 +97,8 @@ int run_serve(int argc, char** argv, int first) {
              kPrecisionOption,
              kDeviceOption,
              kParserOption,
-             kAliasesOption},
+             kAliasesOption,
+             kOrderedOption},
             "");
   args.parse(argc, argv, first);
   if (args.flag("help")) {
@@ -159,7 +160,8 @@ int run_serve(int argc, char** argv, int first) {
   const std::string model_dir = model_dir_option(args);
   const auto shared_scorer = std::make_shared<const runtime::PairScorer>(
       model::ModelFolder::load(model_dir, model::resolve_precision(precision, device), device,
-                                args.value("parser"), args.value("aliases")));
+                                args.value("parser"), args.value("aliases"),
+                                args.flag("ordered") ? PairReading::Ordered : PairReading::Symmetric));
   const runtime::PairScorer& scorer = *shared_scorer;
   scorer.require_classifier();
   std::unique_ptr<serve::SearchKind> search;

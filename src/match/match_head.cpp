@@ -11,6 +11,7 @@ namespace geoalign::match {
 namespace {
 constexpr const char* kFormat = "geoalign-match-head-1";
 constexpr std::string_view kEncoderFeature = "encoder_p";
+constexpr const char* kOrderFeature = "order_swapped";
 }  // namespace
 
 std::unique_ptr<MatchHead> MatchHead::load(const std::filesystem::path& model_dir, std::size_t num_labels,
@@ -22,11 +23,19 @@ std::unique_ptr<MatchHead> MatchHead::load(const std::filesystem::path& model_di
   std::vector<std::string> names;
   std::string parser_dir, weights_file;
   std::map<std::string, float, std::less<>> link_thresholds;
+  bool canonical_order = false;
   try {
     if (j.at("format").get<std::string>() != kFormat) throw Error(where + ": format is not " + kFormat);
     names = j.at("features").get<std::vector<std::string>>();
     parser_dir = j.at("parser").get<std::string>();
     weights_file = j.at("term_weights").get<std::string>();
+    if (j.contains("order")) {
+      const auto order = j.at("order").get<std::string>();
+      if (order != "given" && order != "canonical") {
+        throw Error(where + ": order is \"" + order + "\", not given or canonical");
+      }
+      canonical_order = order == "canonical";
+    }
     if (j.contains("link_thresholds")) {
       const auto& given = j.at("link_thresholds");
       if (!given.is_object()) throw Error(where + ": link_thresholds is not an object of merge rule: threshold");
@@ -43,13 +52,15 @@ std::unique_ptr<MatchHead> MatchHead::load(const std::filesystem::path& model_di
     throw Error(where + ": " + e.what());
   }
   // The trees index features by position, so the order must be this build's exactly:
-  // the pair features, then all of the encoder's probabilities or none of them.
+  // the pair features, then all of the encoder's probabilities or none of them, then the
+  // order input of a head trained in canonical order.
   const bool uses_encoder = std::any_of(names.begin(), names.end(),
                                         [](const std::string& name) { return name.starts_with(kEncoderFeature); });
   std::vector<std::string> expected = pair_feature_names();
   for (std::size_t k = 0; uses_encoder && k < num_labels; ++k) {
     expected.push_back(std::string(kEncoderFeature) + std::to_string(k));
   }
+  if (canonical_order) expected.push_back(kOrderFeature);
   if (names != expected) {
     const auto [mine, theirs] = std::mismatch(expected.begin(), expected.end(), names.begin(), names.end());
     const std::size_t at = static_cast<std::size_t>(mine - expected.begin());
@@ -64,6 +75,9 @@ std::unique_ptr<MatchHead> MatchHead::load(const std::filesystem::path& model_di
   if (uses_encoder && std::string_view(file_name) == kRerankFileName) {
     throw Error(where + ": reads the encoder's probabilities (encoder_p*), which a rerank head runs without");
   }
+  if (canonical_order && std::string_view(file_name) == kRerankFileName) {
+    throw Error(where + ": order canonical is for a match head; a rerank head reads both orders of a pair");
+  }
   auto trees = GradientBoostedTrees::from_json(j, tree_parts, names.size(), where);
   if (trees.num_classes() != num_labels) {
     throw Error(where + ": " + std::to_string(trees.num_classes()) + " classes, the model has " +
@@ -71,7 +85,8 @@ std::unique_ptr<MatchHead> MatchHead::load(const std::filesystem::path& model_di
   }
   auto comparer = PairComparer::load(model_dir / parser_dir, model_dir / weights_file);
   return std::unique_ptr<MatchHead>(
-      new MatchHead(std::move(comparer), std::move(trees), std::move(names), uses_encoder, std::move(link_thresholds)));
+      new MatchHead(std::move(comparer), std::move(trees), std::move(names), uses_encoder,
+                                                canonical_order, std::move(link_thresholds)));
 }
 
 std::optional<float> MatchHead::link_threshold(std::string_view rule) const {
@@ -81,7 +96,7 @@ std::optional<float> MatchHead::link_threshold(std::string_view rule) const {
 }
 
 void MatchHead::append_inputs(std::size_t k, std::span<const float> pair_features, std::span<const float> encoder_row,
-                              std::vector<float>& rows) const {
+                              bool order_swapped, std::vector<float>& rows) const {
   const std::size_t width = pair_feature_names().size();
   if (pair_features.size() != width) {
     throw Error("match head: pair " + std::to_string(k) + " has " + std::to_string(pair_features.size()) +
@@ -89,6 +104,7 @@ void MatchHead::append_inputs(std::size_t k, std::span<const float> pair_feature
   }
   rows.insert(rows.end(), pair_features.begin(), pair_features.end());
   rows.insert(rows.end(), encoder_row.begin(), encoder_row.end());
+  if (canonical_order_) rows.push_back(order_swapped ? 1.0f : 0.0f);
 }
 
 std::size_t MatchHead::encoder_width(std::size_t n, std::span<const float> encoder_probabilities) const {
@@ -103,7 +119,8 @@ std::size_t MatchHead::encoder_width(std::size_t n, std::span<const float> encod
 }
 
 void MatchHead::probabilities(std::span<const std::span<const float>> pair_features,
-                              std::span<const float> encoder_probabilities, std::span<float> out) const {
+                              std::span<const float> encoder_probabilities, std::span<float> out,
+                              bool order_swapped) const {
   const std::size_t n = pair_features.size();
   const std::size_t labels = trees_.num_classes();
   const std::size_t columns = encoder_width(n, encoder_probabilities);
@@ -114,17 +131,18 @@ void MatchHead::probabilities(std::span<const std::span<const float>> pair_featu
   std::vector<float> rows;
   rows.reserve(n * input_names_.size());
   for (std::size_t k = 0; k < n; ++k) {
-    append_inputs(k, pair_features[k], encoder_probabilities.subspan(k * columns, columns), rows);
+    append_inputs(k, pair_features[k], encoder_probabilities.subspan(k * columns, columns), order_swapped, rows);
   }
   trees_.predict(rows, n, out);
 }
 
 std::vector<float> MatchHead::probabilities_with_tests_reversed(std::span<const float> pair_features,
-                                                                std::span<const float> encoder_probabilities) const {
+                                                                std::span<const float> encoder_probabilities,
+                                                                bool order_swapped) const {
   encoder_width(1, encoder_probabilities);
   std::vector<float> row;
   row.reserve(input_names_.size());
-  append_inputs(0, pair_features, encoder_probabilities, row);
+  append_inputs(0, pair_features, encoder_probabilities, order_swapped, row);
   std::vector<float> out(input_names_.size() * trees_.num_classes());
   trees_.probabilities_with_tests_reversed(row, out);
   return out;

@@ -76,7 +76,8 @@ std::optional<MatchResult> LabelRoles::certain_exact(const std::vector<std::stri
 }
 
 ModelFolder ModelFolder::load(const std::filesystem::path& dir, ops::MatmulPrecision precision, Device device,
-                              const std::filesystem::path& parser_dir, const std::filesystem::path& aliases_file) {
+                              const std::filesystem::path& parser_dir, const std::filesystem::path& aliases_file,
+                              PairReading reading) {
   if (!std::filesystem::is_directory(dir)) throw Error("model folder " + dir.string() + " does not exist");
   ModelConfig config = load_model_config(dir);
   auto aliases = load_folder_aliases(dir, aliases_file);
@@ -102,10 +103,13 @@ ModelFolder ModelFolder::load(const std::filesystem::path& dir, ops::MatmulPreci
   // on the default model fell from 0.194 to 0.167 s (Zen 5, 2 cores). Both loads free to
   // fork were no faster, as OpenMP workers spun against the head's thread. A large
   // encoder packs its weights on every core instead (BERT-base: 0.31 s, 0.63 on one).
-  const auto head_file = dir / match::MatchHead::kFileName;
+  const char* head_name = reading == PairReading::Ordered && std::filesystem::exists(dir / match::MatchHead::kOrderedFileName)
+                              ? match::MatchHead::kOrderedFileName
+                              : match::MatchHead::kFileName;
+  const auto head_file = dir / head_name;
   const bool has_head = std::filesystem::exists(head_file);
   const bool head_beside = has_head && std::filesystem::file_size(weights_path) <= kMaxBytesPackedBesideHead;
-  const auto load_head = [&] { return match::MatchHead::load(dir, config.bert.labels.size()); };
+  const auto load_head = [&] { return match::MatchHead::load(dir, config.bert.labels.size(), head_name); };
   std::future<std::unique_ptr<match::MatchHead>> loading_head;
   if (head_beside) {
     loading_head = std::async(std::launch::async, [&] {
@@ -147,7 +151,8 @@ ModelFolder ModelFolder::load(const std::filesystem::path& dir, ops::MatmulPreci
   if (head) head_parser = std::shared_ptr<const AddressParser>(head, &head->comparer().parser());
   auto parser = std::make_shared<const FolderParser>(dir, std::move(head_parser), parser_dir);
   return ModelFolder{std::move(config), std::move(tokenizer), std::move(normalizer), std::move(model), roles,
-                     std::move(head),   std::move(embedding),  std::move(parser),    std::move(aliases)};
+                     reading,           std::move(head),       std::move(embedding), std::move(parser),
+                     std::move(aliases)};
 }
 
 }  // namespace geoalign::model

@@ -49,7 +49,10 @@ struct ModelFolder {
   text::AddressNormalizer normalizer;
   BertModel model;
   LabelRoles roles;
-  // The feature-augmented head (match_head.json), when the folder has one.
+  // How pairs are read (PairReading): the scorers read it here.
+  PairReading reading = PairReading::Symmetric;
+  // The feature-augmented head for `reading`, when the folder has one: match_head.json, or
+  // for the ordered reading match_head_ordered.json where the folder has that.
   std::shared_ptr<const match::MatchHead> head;
   // How `embed` turns token states into vectors (modules.json, else mean pooling).
   EmbeddingHead embedding;
@@ -62,10 +65,12 @@ struct ModelFolder {
 
   // The encoder and embedding head go to `device`; tokenizing, the match head and results
   // stay on the host. `parser_dir`: a parser for a folder without a head (--parser).
-  // `aliases_file`: the user's names beside the folder's own (--aliases).
+  // `aliases_file`: the user's names beside the folder's own (--aliases). `reading`: how
+  // pairs are read, which picks the head.
   static ModelFolder load(const std::filesystem::path& dir, ops::MatmulPrecision precision = ops::MatmulPrecision::FP32,
                           Device device = Device::CPU, const std::filesystem::path& parser_dir = {},
-                          const std::filesystem::path& aliases_file = {});
+                          const std::filesystem::path& aliases_file = {},
+                          PairReading reading = PairReading::Symmetric);
 };
 
 }  // namespace geoalign::model

@@ -20,7 +20,7 @@ class MatchKind final : public RequestKind {
   bool prepare(BatchItem& item, const BatchContext& context) const override {
     InferenceRequest& request = *item.request;
     NormalizedPair pair = context.scorer.normalize(request.first[item.index], request.second[item.index]);
-    if (auto hit = context.cache.get(PairScorer::cache_key(pair))) {
+    if (auto hit = context.cache.get(context.scorer.cache_key(pair))) {
       if (context.observer) context.observer->on_cache_lookup(true);
       request.matches[item.index] = std::move(*hit);
       return false;
@@ -39,7 +39,7 @@ class MatchKind final : public RequestKind {
 
   void store(BatchItem& item, ModelOutput output, const BatchContext& context) const override {
     auto& result = std::get<Classification>(output).result;
-    context.cache.put(PairScorer::cache_key(std::any_cast<const NormalizedPair&>(item.state)), result);
+    context.cache.put(context.scorer.cache_key(std::any_cast<const NormalizedPair&>(item.state)), result);
     item.request->matches[item.index] = std::move(result);
   }
 };

@@ -6,19 +6,24 @@
 
 namespace geoalign::runtime {
 
-PairScorer::PairScorer(model::ModelFolder folder, std::shared_ptr<const match::PairComparer> comparer)
+PairScorer::PairScorer(model::ModelFolder folder, std::shared_ptr<const match::PairComparer> comparer,
+                       std::optional<bool> canonical_order)
     : folder_(std::move(folder)), comparer_(std::move(comparer)) {
   // The comparer lives inside the head; aliasing keeps the head alive as long as we are.
   if (!comparer_ && folder_.head) comparer_ = {folder_.head, &folder_.head->comparer()};
+  canonical_order_ = canonical_order.value_or(folder_.head && folder_.head->reads_canonical_order());
 }
 
 NormalizedPair PairScorer::normalize(std::string_view a, std::string_view b) const {
-  return reconcile_names(folder_.aliases.get(), {folder_.normalizer.normalize(a), folder_.normalizer.normalize(b)});
+  NormalizedPair pair =
+      reconcile_names(folder_.aliases.get(), {folder_.normalizer.normalize(a), folder_.normalizer.normalize(b)});
+  return canonical_order_ ? in_canonical_order(std::move(pair)) : pair;
 }
 
 text::EncodedInput PairScorer::tokenize(const NormalizedPair& pair) const {
   text::EncodedInput input = folder_.tokenizer.encode_pair(pair.a, pair.b, max_length());
   input.same_text = pair.a == pair.b;
+  input.order_swapped = pair.swapped;
   return input;
 }
 
@@ -67,12 +72,14 @@ std::vector<text::EncodedInput> PairScorer::encode_addresses(std::span<const std
   return run_in_parallel(addresses.size(), "address", [&](std::size_t i) { return encode_address(addresses[i]); });
 }
 
-std::string PairScorer::cache_key(const NormalizedPair& pair) {
+std::string PairScorer::cache_key(const NormalizedPair& pair) const {
   std::string key;
-  key.reserve(pair.a.size() + 1 + pair.b.size());
+  key.reserve(pair.a.size() + 2 + pair.b.size());
   key += pair.a;
   key += '\t';
   key += pair.b;
+  // In canonical order (a, b) and (b, a) are one pair; read as given, they may differ.
+  if (canonical_order_ && reading() == PairReading::Ordered) key += pair.swapped ? "\t<" : "\t>";
   return key;
 }
 
@@ -115,19 +122,37 @@ void PairScorer::decide(std::span<const text::EncodedInput* const> inputs, std::
     throw Error("expected " + std::to_string(inputs.size() * n) + " encoder probabilities, got " +
                 std::to_string(encoder.size()));
   }
-  const float* final = encoder.data();
-  std::vector<float> head_probabilities;
-  if (folder_.head) {
-    model::ScopedStage stage(timer, "match head trees");
-    std::vector<std::span<const float>> features;
-    for (const auto* input : inputs) features.emplace_back(input->pair_features);
-    head_probabilities.resize(inputs.size() * n);
-    folder_.head->probabilities(features, encoder, head_probabilities);
-    final = head_probabilities.data();
-  }
   results.clear();
+  if (!folder_.head) {
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+      results.push_back(folder_.roles.decide(labels(), encoder.data() + k * n, inputs[k]->same_text));
+    }
+    return;
+  }
+  model::ScopedStage stage(timer, "match head trees");
+  std::vector<std::span<const float>> features;
+  for (const auto* input : inputs) features.emplace_back(input->pair_features);
+  std::vector<float> as_read(inputs.size() * n);
+  folder_.head->probabilities(features, encoder, as_read);
+  if (!folder_.head->reads_canonical_order()) {
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+      results.push_back(folder_.roles.decide(labels(), as_read.data() + k * n, inputs[k]->same_text));
+    }
+    return;
+  }
+  // A head in canonical order: as_read is every pair read with order_swapped 0 (its
+  // shorter address given first), reversed with 1. Symmetric: the mean of the two, which
+  // no order given can change; ordered: the one that matches the order given.
+  std::vector<float> reversed(inputs.size() * n);
+  folder_.head->probabilities(features, encoder, reversed, true);
   for (std::size_t k = 0; k < inputs.size(); ++k) {
-    results.push_back(folder_.roles.decide(labels(), final + k * n, inputs[k]->same_text));
+    const float* kept = as_read.data() + k * n;
+    const float* other = reversed.data() + k * n;
+    if (reading() == PairReading::Symmetric) {
+      results.push_back(folder_.roles.decide_both_orders(labels(), kept, other, inputs[k]->same_text));
+    } else {
+      results.push_back(folder_.roles.decide(labels(), inputs[k]->order_swapped ? other : kept, inputs[k]->same_text));
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -22,10 +23,17 @@ namespace geoalign::runtime {
 class PairScorer {
  public:
   // `comparer` replaces the head's own (for `features`, which computes a head's inputs
-  // before the head exists); by default it is the folder's match head's.
-  explicit PairScorer(model::ModelFolder folder, std::shared_ptr<const match::PairComparer> comparer = nullptr);
+  // before the head exists); by default it is the folder's match head's. The folder's
+  // reading says how a head trained in canonical order reads a pair (Symmetric: the mean
+  // over both values of its order input; Ordered: as given); a head without it, or a
+  // folder without a head (an MGeo checkpoint), reads pairs as given either way.
+  // `canonical_order` puts every pair in canonical order whether or not the head reads it
+  // so (for `features`, which computes such a head's inputs); by default, as the head reads.
+  explicit PairScorer(model::ModelFolder folder, std::shared_ptr<const match::PairComparer> comparer = nullptr,
+                      std::optional<bool> canonical_order = std::nullopt);
 
-  // The stages, one pair at a time. Throw Utf8Error on invalid UTF-8.
+  // The stages, one pair at a time. Throw Utf8Error on invalid UTF-8. normalize() puts the
+  // pair in canonical order when the head reads it so (runtime/normalized_pair.h).
   NormalizedPair normalize(std::string_view a, std::string_view b) const;
   text::EncodedInput tokenize(const NormalizedPair& pair) const;
   // Fills input.pair_features when there is a comparer; nothing to do otherwise.
@@ -42,8 +50,9 @@ class PairScorer {
   std::vector<text::EncodedInput> encode_pairs(std::span<const AddressPair> pairs, model::StageTimer* timer = nullptr,
                                                std::size_t first_number = 0) const;
   std::vector<text::EncodedInput> encode_addresses(std::span<const std::string> addresses) const;
-  // A cache key: the normalized pair, which decides everything the model computes.
-  static std::string cache_key(const NormalizedPair& pair);
+  // A cache key: the normalized pair, which decides everything the model computes (with
+  // the order it was given in, where the reading depends on it).
+  std::string cache_key(const NormalizedPair& pair) const;
 
   // Throws if the model cannot classify pairs (no head, or labels it cannot interpret).
   void require_classifier() const;
@@ -53,8 +62,9 @@ class PairScorer {
                              Tensor& probabilities, model::StageTimer* timer = nullptr) const;
   // The decision from the encoder's probabilities [n, labels] (host memory, rows in input
   // order): the match head's trees over the inputs' pair features when the model has
-  // them, then the label (model::LabelRoles::decide: a pair of one text is exact_match
-  // with P = 1, the engine's rule, not a front end's).
+  // them (in reading(), for a head trained in canonical order), then the label
+  // (model::LabelRoles::decide: a pair of one text is exact_match with P = 1, the engine's
+  // rule, not a front end's).
   void decide(std::span<const text::EncodedInput* const> inputs, std::span<const float> encoder,
               std::vector<MatchResult>& results, model::StageTimer* timer = nullptr) const;
   // Final results: the encoder, then decide().
@@ -69,6 +79,8 @@ class PairScorer {
   const model::ModelFolder& folder() const { return folder_; }
   const std::vector<std::string>& labels() const { return folder_.config.bert.labels; }
   std::size_t max_length() const { return folder_.config.settings.max_length; }
+  PairReading reading() const { return folder_.reading; }
+  bool reads_canonical_order() const { return canonical_order_; }
 
  private:
   // compare() for many pairs, each distinct address parsed and read once.
@@ -76,6 +88,7 @@ class PairScorer {
 
   model::ModelFolder folder_;
   std::shared_ptr<const match::PairComparer> comparer_;
+  bool canonical_order_;
 };
 
 }  // namespace geoalign::runtime

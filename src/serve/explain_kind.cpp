@@ -24,15 +24,18 @@ nlohmann::json explanation(const runtime::PairScorer& scorer, const Explaining& 
                            const std::vector<float>& pair_features) {
   const auto& head = *scorer.folder().head;
   nlohmann::json features = nlohmann::json::array();
-  for (const auto& input : match::strongest_inputs(head, pair_features, state.encoder_probabilities, state.label,
-                                                   kExplainedInputs)) {
+  // For a head in canonical order, what each input weighs is asked of the pair as it was
+  // given (its order input as given), one of the two readings the symmetric answer averages.
+  for (const auto& input : match::strongest_inputs(head, pair_features, state.encoder_probabilities,
+                                                   state.pair.swapped, state.label, kExplainedInputs)) {
     features.push_back({{"name", input.name}, {"value", input.value}, {"influence", input.influence}});
   }
-  // The chains as the head compared them: without the admin guess, of the prefix it reads.
-  return {{"parses",
-           {parse_answer(scorer, match::compared_prefix(state.pair.a), false),
-            parse_answer(scorer, match::compared_prefix(state.pair.b), false)}},
-          {"features", std::move(features)}};
+  // The chains as the head compared them: without the admin guess, of the prefix it reads;
+  // in the order the pair was given, whichever order the head read it in.
+  nlohmann::json first = parse_answer(scorer, match::compared_prefix(state.pair.a), false);
+  nlohmann::json second = parse_answer(scorer, match::compared_prefix(state.pair.b), false);
+  if (state.pair.swapped) std::swap(first, second);
+  return {{"parses", {std::move(first), std::move(second)}}, {"features", std::move(features)}};
 }
 
 class ExplainKind final : public runtime::RequestKind {

@@ -35,6 +35,9 @@ struct EncodedInput {
   // A pair whose two texts are equal once normalized: one place, whatever the model makes of
   // a terse address against itself (runtime::PairScorer::decide).
   bool same_text = false;
+  // A pair read in canonical order (runtime::in_canonical_order) that was given the other
+  // way round: what a match head trained in that order reads beside the pair features.
+  bool order_swapped = false;
 };
 
 // A reimplementation of BertTokenizer (the "slow" Python one): special-token splitting,

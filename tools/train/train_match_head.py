@@ -35,6 +35,15 @@ Steps (fixed seeds):
   4. export to MODEL/match_head.json, then a check that geoalign's own scores equal
      scikit-learn's probabilities, and the figures written to MODEL/TRAINING.txt
      (replacing an earlier head's).
+The match head learns each pair in canonical order (`geoalign features --order canonical`:
+the shorter address first) with one more input, order_swapped, that says whether the pair
+was given the other way round. A pair and its swap then have one set of features and one
+encoder pass; the default, symmetric, reading is the mean of the head's probabilities over
+order_swapped 0 and 1 (exactly the same numbers in either order), and its offsets are
+tuned on that reading. --orders given trains the head for `--ordered` instead, on pairs as
+given, into MODEL/match_head_ordered.json ("ordered match head" in TRAINING.txt): read as
+given, CCKS's query -> map record shape scores higher through it (0.712 against 0.702,
+5-fold CV), so a folder with both heads serves each reading with its own.
 --fit-on train fits on the train splits instead (CCKS and Shenzhen), tunes the offsets on
 the dev split and reports the dev and test splits: for measuring anything on those splits,
 which a head fitted on all pairs has seen. The term weights of step 0 stay over the train
@@ -79,6 +88,7 @@ from unit_pairs import unit_pairs  # noqa: E402
 
 # Per kind of head: its file and the title of its section in TRAINING.txt.
 MATCH_HEAD = ("match_head.json", "match head")
+ORDERED_MATCH_HEAD = ("match_head_ordered.json", "ordered match head")  # --orders given, for --ordered
 RERANK_HEAD = ("rerank_head.json", "rerank head")
 WEIGHTS_FILE = "term_weights.tsv"
 ENCODER_FILES = ["config.json", "vocab.txt", "model.safetensors", "tokenizer_config.json"]
@@ -140,10 +150,11 @@ class SamePlacePairs(NamedTuple):
         return np.where(self.known, self.y, pseudo)
 
 
-def pair_table(geoalign, encoder_dir, parser_dir, weights_path, pairs_path, with_encoder):
-    """Per pair (file order): pair features (and encoder probabilities), gold label, split, CV fold."""
+def pair_table(geoalign, encoder_dir, parser_dir, weights_path, pairs_path, with_encoder, canonical=False):
+    """Per pair (file order): pair features (and encoder probabilities; with canonical, of the
+    pair in canonical order, then order_swapped), gold label, split, CV fold."""
     lines = run([geoalign, "features", "--parser", parser_dir, "--term-weights", weights_path, "--model", encoder_dir,
-                 pairs_path]).splitlines()
+                 "--order", "canonical" if canonical else "given", pairs_path]).splitlines()
     names = lines[0].split("\t")[1:-1]
     columns = [i for i, name in enumerate(names) if with_encoder or not name.startswith("encoder_p")]
     rows = [line.rstrip("\n").split("\t") for line in open(pairs_path, encoding="utf-8")]
@@ -240,41 +251,59 @@ def link_thresholds(y, oof, oof_swapped, offsets):
 
 class OutOfFold(NamedTuple):
     """Log-probabilities of every CCKS pair from the fold that did not see it, in the file's
-    order and swapped; of every Shenzhen pair where its pairs are folded too (else None)."""
+    order and swapped; of every Shenzhen pair where its pairs are folded too (else None),
+    as given and, where asked, swapped."""
     given: np.ndarray
     swapped: np.ndarray
     shenzhen: Optional[np.ndarray]
-    offsets: list  # [0, partial, exact]: the macro-F1 offsets tuned on `given`
+    shenzhen_swapped: Optional[np.ndarray]
+    offsets: list  # [0, partial, exact]: the macro-F1 offsets tuned on the reading asked for
 
 
-def cross_validated(new_model, X, X_swapped, y, groups, extra_for, both_orders, shenzhen=None):
+def mean_of_orders(given, swapped):
+    """The symmetric reading's log-probabilities: the mean of the two orders' probabilities."""
+    return np.log((np.exp(given) + np.exp(swapped)) / 2)
+
+
+def cross_validated(new_model, X, X_swapped, y, groups, extra_for, both_orders, shenzhen=None, symmetric=False):
     """Out-of-fold predictions over all CCKS pairs (X_swapped: the same pairs with the two addresses
     swapped), reported for the file's order, the swapped
     order, and the mean of both (what dedup scores). extra_for(k): the same-place pairs that
-    fold k fits with; shenzhen: (X, folds) of Shenzhen pairs to predict out of fold too, when
-    extra_for leaves fold k's out. Returns (OutOfFold, report)."""
+    fold k fits with; shenzhen: (X, X swapped or None, folds) of Shenzhen pairs to predict out
+    of fold too, when extra_for leaves fold k's out. The offsets are tuned on the file's order,
+    or with symmetric on the mean of both orders. Returns (OutOfFold, report)."""
     oof, oof_reversed = np.zeros((len(y), 3)), np.zeros((len(y), 3))
     oof_shenzhen = np.zeros((len(shenzhen[0]), 3)) if shenzhen is not None else None
+    oof_shenzhen_swapped = np.zeros((len(shenzhen[0]), 3)) if shenzhen is not None and shenzhen[1] is not None else None
     for k in range(5):
         fit, held = groups != k, groups == k
         m = fit_head(new_model, X[fit], y[fit], extra_for(k), X_swapped[fit] if both_orders else None)
         oof[held] = np.log(m.predict_proba(X[held]) + 1e-9)
         oof_reversed[held] = np.log(m.predict_proba(X_swapped[held]) + 1e-9)
         if shenzhen is not None:
-            held_s = shenzhen[1] == k
+            held_s = shenzhen[2] == k
             oof_shenzhen[held_s] = np.log(m.predict_proba(shenzhen[0][held_s]) + 1e-9)
+            if oof_shenzhen_swapped is not None:
+                oof_shenzhen_swapped[held_s] = np.log(m.predict_proba(shenzhen[1][held_s]) + 1e-9)
     lines, offsets = [], None
+    tuned_on = "mean of both orders" if symmetric else "file order"
     for name, scores in (("file order", oof), ("swapped", oof_reversed),
-                         ("mean of both orders", np.log((np.exp(oof) + np.exp(oof_reversed)) / 2))):
+                         ("mean of both orders", mean_of_orders(oof, oof_reversed))):
         raw = data.macro_f1(y, scores.argmax(1))[0]
         tuned, a, b = tune_offsets(y, scores)
-        offsets = offsets or [0.0, a, b]  # the file's order comes first
+        if name == tuned_on:
+            offsets = [0.0, a, b]
         folds = [data.macro_f1(y[groups == k], (scores[groups == k] + [0, a, b]).argmax(1))[0] for k in range(5)]
         others = "Shenzhen pairs of the other folds" if shenzhen is not None else "Shenzhen train"
         lines.append(f"  5-fold CV over all {len(y)} CCKS pairs, {name} (+ {others} and region pairs in every "
                      f"fold): macro-F1 {raw:.4f} at argmax, {tuned:.4f} with offsets ({a}, {b}); per fold "
                      f"{[round(f, 4) for f in folds]}\n")
-    return OutOfFold(oof, oof_reversed, oof_shenzhen, offsets), "".join(lines)
+    # One head has one set of offsets: each reading's figure with them.
+    shipped = {name: data.macro_f1(y, (scores + offsets).argmax(1))[0]
+               for name, scores in (("file order", oof), ("mean of both orders", mean_of_orders(oof, oof_reversed)))}
+    lines.append(f"  with the head's offsets ({offsets[1]}, {offsets[2]}), tuned on the {tuned_on}: "
+                 + ", ".join(f"{name} {f:.4f}" for name, f in shipped.items()) + "\n")
+    return OutOfFold(oof, oof_reversed, oof_shenzhen, oof_shenzhen_swapped, offsets), "".join(lines)
 
 
 def binary_f1(gold, match):
@@ -315,10 +344,12 @@ def main():
                         help=f"weight of each {name} pair against a class-balanced CCKS pair")
     ap.add_argument("--cv", action="store_true",
                     help="with --fit-on train, also report 5-fold cross-validated macro-F1 over all CCKS pairs (folds by query address)")
-    ap.add_argument("--orders", choices=["given", "both"],
-                    help="learn each training pair as given (query, candidate), or in both orders, for a head whose "
-                         "two orders agree, as deduplication needs (default: both for the rerank head, given for "
-                         "the match head)")
+    ap.add_argument("--orders", choices=["given", "both", "canonical"],
+                    help="learn each training pair as given (query, candidate); in both orders, for a head whose "
+                         "two orders agree, as deduplication needs; or in canonical order (shorter address first) "
+                         "with one more input, order_swapped, saying whether the pair was given the other way: "
+                         "one encoder pass per pair, read symmetrically by default (the mean over that input) and "
+                         "as given with --ordered (default: both for the rerank head, canonical for the match head)")
     ap.add_argument("--without-encoder", action="store_true",
                     help="train the rerank head (rerank_head.json) on the pair features alone")
     ap.add_argument("--fit-on", choices=["all", "train"],
@@ -333,8 +364,11 @@ def main():
     args.cv = args.cv or fit_all  # its offsets and figures come from cross-validation
     start = time.time()
     with_encoder = not args.without_encoder
-    both_orders = (args.orders or ("given" if with_encoder else "both")) == "both"
-    head_file, title = MATCH_HEAD if with_encoder else RERANK_HEAD
+    orders = args.orders or ("canonical" if with_encoder else "both")
+    both_orders, canonical = orders == "both", orders == "canonical"
+    if canonical and not with_encoder:
+        sys.exit("--orders canonical is for the match head; the rerank head reads both orders of a pair")
+    head_file, title = (RERANK_HEAD if not with_encoder else ORDERED_MATCH_HEAD if orders == "given" else MATCH_HEAD)
     parser_dir = os.path.abspath(os.path.join(args.model, args.parser))
     weights_path = os.path.abspath(os.path.join(args.model, WEIGHTS_FILE))
     # The match head's term weights: rewriting them under it would change its inputs.
@@ -346,7 +380,7 @@ def main():
             if os.path.exists(os.path.join(args.model, name)):
                 shutil.copy(os.path.join(args.model, name), encoder_only)
         def table(path):
-            return pair_table(args.geoalign, encoder_only, parser_dir, weights_path, path, with_encoder)
+            return pair_table(args.geoalign, encoder_only, parser_dir, weights_path, path, with_encoder, canonical)
 
         def swapped_features(path, rows):
             """Features of every pair of path with its two addresses swapped, in file order;
@@ -362,10 +396,19 @@ def main():
                 sys.exit(f"{path}: features of the swapped pairs do not line up with its rows")
             return swapped
 
+        def other_order(path, X_given):
+            """The pairs of path swapped. In canonical order a pair and its swap have one set of
+            features, so only order_swapped (the last column) changes."""
+            if not canonical:
+                return swapped_features(path, len(X_given))
+            flipped = X_given.copy()
+            flipped[:, -1] = 1 - flipped[:, -1]
+            return flipped
+
         X, y, split, names, groups = table(data.CCKS)
-        X_swapped = swapped_features(data.CCKS, len(X)) if both_orders or args.cv else X[:0]
+        X_swapped = other_order(data.CCKS, X) if both_orders or canonical or args.cv else X[:0]
         Xs, ys, split_s, _, folds_s = table(data.SHENZHEN)
-        Xs_swapped = swapped_features(data.SHENZHEN, len(Xs)) if both_orders else Xs[:0]
+        Xs_swapped = other_order(data.SHENZHEN, Xs) if both_orders or canonical else Xs[:0]
         Xr, yr = np.zeros((0, X.shape[1]), dtype=X.dtype), np.zeros(0, dtype=y.dtype)
         Xr_swapped = Xr
         regional = region_pairs(args.geoalign, parser_dir, data.NER_TRAIN, args.region_pairs, args.seed) if args.region_pairs else []
@@ -412,9 +455,11 @@ def main():
         # get figures from heads that never saw them.
         extra_for = (lambda k: extra_with(folds_s != k)) if fit_all else (lambda k: extra_with(sz_fitted))
         oof, cv_report = cross_validated(new_model, X, X_swapped, y, groups, extra_for, both_orders,
-                                         (Xs, folds_s) if fit_all else None)
+                                         (Xs, Xs_swapped if canonical else None, folds_s) if fit_all else None,
+                                         symmetric=canonical)
     if fit_all:
-        offsets, where_tuned = oof.offsets, "out of fold over all CCKS pairs"
+        offsets = oof.offsets
+        where_tuned = "out of fold over all CCKS pairs" + (", symmetric reading" if canonical else "")
     else:
         _, a, b = tune_offsets(y[dev], np.log(clf.predict_proba(X[dev]) + 1e-9))
         offsets, where_tuned = [0.0, a, b], "on dev"
@@ -422,13 +467,19 @@ def main():
     bias, trees = export_trees(clf, offsets)
     head = {"format": "geoalign-match-head-1", "parser": args.parser, "term_weights": WEIGHTS_FILE, "features": names,
             "classes": data.LABELS, "bias": bias, "trees": trees}
+    if canonical:
+        head["order"] = "canonical"
     if args.cv:
         # dedup's default threshold per merge rule; without --cv the head has none and dedup uses 0.5.
         head["link_thresholds"], report = link_thresholds(y, oof.given, oof.swapped, np.array(offsets))
         cv_report += report
         if fit_all:
-            sz_oof_f1 = binary_f1(ys, ((oof.shenzhen + offsets).argmax(1) > 0).astype(int))
-            cv_report += f"  shenzhen out of fold: binary F1 {sz_oof_f1:.4f} ({len(ys)} pairs, partial or exact = match)\n"
+            sz_scores = oof.shenzhen if oof.shenzhen_swapped is None else mean_of_orders(oof.shenzhen,
+                                                                                         oof.shenzhen_swapped)
+            sz_oof_f1 = binary_f1(ys, ((sz_scores + offsets).argmax(1) > 0).astype(int))
+            sz_reading = ", mean of both orders" if oof.shenzhen_swapped is not None else ""
+            cv_report += (f"  shenzhen out of fold{sz_reading}: binary F1 {sz_oof_f1:.4f} ({len(ys)} pairs, partial or "
+                          f"exact = match)\n")
     with open(os.path.join(args.model, head_file), "w", encoding="utf-8") as f:
         json.dump(head, f, separators=(",", ":"))
 
@@ -443,21 +494,26 @@ def main():
         f.flush()
         # fp32, as the encoder features were computed; auto may pick bf16 or int8, whose
         # encoder probabilities differ in the last digits.
-        # --ordered: the trees read each pair as given, as scikit-learn does here.
+        # --ordered: the trees read each pair as given, as scikit-learn does here; a head in
+        # canonical order is checked in its own, symmetric, reading (--ordered would pick the
+        # folder's ordered head).
         which = "match" if with_encoder else "rerank"
-        out = run([args.geoalign, "score", "--precision", "fp32", "--head", which, "--ordered", "--model", args.model,
+        reading = [] if canonical else ["--ordered"]
+        out = run([args.geoalign, "score", "--precision", "fp32", "--head", which, *reading, "--model", args.model,
                    f.name]).splitlines()[1:]
     ours = np.array([[float(v) for v in line.split("\t")[4:7]] for line in out])
-    theirs = clf.predict_proba(X[test])
-    theirs = theirs * np.exp(offsets)
-    theirs /= theirs.sum(1, keepdims=True)
+
+    def shipped(Xm):
+        p = clf.predict_proba(Xm) * np.exp(offsets)
+        return p / p.sum(1, keepdims=True)
+    theirs = (shipped(X[test]) + shipped(X_swapped[test])) / 2 if canonical else shipped(X[test])
     # A pair of one text is exact_match with P = 1 by the engine's rule, not the trees'.
     by_trees = np.array([line.split("\t")[0] != line.split("\t")[1] for line in rows])
     max_diff = float(np.abs(ours - theirs)[by_trees].max())
 
     which_pairs = "all" if fit_all else "train"
     report = (f"{title}: {len(trees)} trees on {len(names)} features, trained on {int(fitted.sum())} CCKS {which_pairs} "
-              f"pairs {'in both orders ' if both_orders else ''}"
+              f"pairs {'in both orders ' if both_orders else 'in canonical order ' if canonical else ''}"
               f"+ {int(sz_fitted.sum())} Shenzhen {which_pairs} pairs (weight "
               f"{args.shenzhen_weight}) + {len(yr) - n_units - n_contrasts} region pairs (weight {args.region_weight}) + "
               f"{n_units} unit pairs (weight {args.unit_weight}) + {n_contrasts} contrast pairs (weight "
