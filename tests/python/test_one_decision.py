@@ -1,15 +1,17 @@
 """One decision per pair: every front end gives the probabilities the engine gives.
 
 The same pairs go through `geoalign score`, the server's /v1/match, Matcher.score and
-geoalign.dask.score (the cross-encoder and match head, pairs read in the given order), and
-through `geoalign score --head rerank`, Index.search's rerank and `geoalign dedup`'s scored
-pairs (the rerank head in the symmetric reading: the mean of both orders, so that which of
-two addresses comes first cannot change the answer).
+geoalign.dask.score (the cross-encoder and match head), in the symmetric reading and read
+as given, and through `geoalign score --head rerank`, Index.search's rerank and `geoalign
+dedup`'s scored pairs (the rerank head in the symmetric reading: the mean of both orders).
+In the symmetric reading which of two addresses comes first cannot change the answer:
+that is checked against the two ordered readings, whose mean it is.
 """
 
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import dask
 import dask.dataframe as dd
@@ -42,24 +44,86 @@ def assert_same(front_end: str, got: list[tuple[str, list[float]]], want: list[t
         assert got_p == pytest.approx(want_p, abs=PRINTED), f"{front_end}, pair {i}"
 
 
-def test_the_match_heads_front_ends_give_one_decision(cli, matcher):
+@pytest.mark.parametrize("ordered", [False, True], ids=["symmetric", "ordered"])
+def test_the_match_heads_front_ends_give_one_decision(cli, ordered):
     pairs = read_pairs()
-    want = cli_probabilities(cli, pairs)
+    pairs = pairs + [(b, a) for a, b in pairs]
+    reading = ["--ordered"] if ordered else []
+    want = cli_probabilities(cli, pairs, *reading)
 
+    matcher = geoalign.Matcher(ordered=ordered)
     assert_same("Matcher.score", [(r.label, [getattr(r, p) for p in PROBABILITIES]) for r in matcher.score(pairs)],
                 want)
 
-    with Server(cli, "--model", str(MODEL)) as server:
-        status, answer = server.post("/v1/match", {"pairs": [list(p) for p in pairs]})
-    assert status == 200, answer
-    served = [(r["label"], [r["probabilities"][p.removeprefix("p_")] for p in PROBABILITIES]) for r in answer["results"]]
-    assert_same("/v1/match", served, want)
+    # With the cache on, asked twice: a pair and its swap must not answer for each other when
+    # read as given.
+    with Server(cli, "--model", str(MODEL), "--cache-size", "1000", *reading) as server:
+        for _ in range(2):
+            status, answer = server.post("/v1/match", {"pairs": [list(p) for p in pairs]})
+            assert status == 200, answer
+            served = [(r["label"], [r["probabilities"][p.removeprefix("p_")] for p in PROBABILITIES])
+                      for r in answer["results"]]
+            assert_same("/v1/match", served, want)
 
     frame = dd.from_pandas(pd.DataFrame(pairs, columns=["addr1", "addr2"]), npartitions=3)
     with dask.config.set(scheduler="synchronous"):
-        scored = geoalign.dask.score(frame, model=str(MODEL)).compute()
+        scored = geoalign.dask.score(frame, model=str(MODEL), ordered=ordered).compute()
     assert_same("geoalign.dask.score", [(r.label, [getattr(r, p) for p in PROBABILITIES]) for r in scored.itertuples()],
                 want)
+
+
+def one_head_folder(tmp_path) -> Path:
+    """The shipped folder (links to its files) without its ordered match head, so that the
+    ordered reading is the default match head's own, with its order input as given."""
+    folder = tmp_path / "one_match_head"
+    folder.mkdir()
+    for entry in MODEL.iterdir():
+        if entry.name != "match_head_ordered.json":
+            (folder / entry.name).symlink_to(entry)
+    return folder
+
+
+def probabilities(r) -> list[float]:
+    return [getattr(r, p) for p in PROBABILITIES]
+
+
+def assert_one_answer_in_both_orders(pairs, symmetric, ordered, swapped) -> int:
+    """symmetric: MatchResults of pairs in the default reading, in order then swapped; ordered
+    and swapped: of the pairs and of their swaps read as given by the same head. Returns how
+    many pairs the order changes when read as given."""
+    n = len(pairs)
+    differ = 0
+    for i, (a, b) in enumerate(pairs):
+        ab, ba = symmetric[i], symmetric[n + i]
+        assert (ab.label, probabilities(ab)) == (ba.label, probabilities(ba)), (a, b)
+        # The symmetric reading is the mean of the two readings as given.
+        mean = [(x + y) / 2 for x, y in zip(probabilities(ordered[i]), probabilities(swapped[i]))]
+        assert probabilities(ab) == pytest.approx(mean, abs=1e-6), (a, b)
+        differ += ordered[i].label != swapped[i].label
+    return differ
+
+
+def test_the_match_head_gives_a_pair_one_answer_whichever_address_comes_first(matcher, tmp_path):
+    pairs = read_pairs()
+    swaps = [(b, a) for a, b in pairs]
+    as_given = geoalign.Matcher(one_head_folder(tmp_path), ordered=True)
+    assert_one_answer_in_both_orders(pairs, matcher.score(pairs + swaps), as_given.score(pairs), as_given.score(swaps))
+
+
+def test_every_real_pair_gets_one_answer_whichever_address_comes_first(matcher, tmp_path):
+    pairs = []
+    for name in ("ccks2021_address_relevance", "shenzhen_address_pairs"):
+        path = ROOT.parent / "shared" / "data" / name / "pairs.tsv"
+        if path.is_file():
+            rows = [line.split("\t")[:2] for line in path.read_text(encoding="utf-8").splitlines()]
+            pairs += [tuple(r) for r in rows[::max(1, len(rows) // 1500)]]
+    if not pairs:
+        pytest.skip("no ../shared/data")
+    swaps = [(b, a) for a, b in pairs]
+    as_given = geoalign.Matcher(one_head_folder(tmp_path), ordered=True)
+    differ = assert_one_answer_in_both_orders(pairs, matcher.score(pairs + swaps), as_given.score(pairs),
+                                              as_given.score(swaps))
+    assert differ > 0  # read as given, the order does change some answers: the property is not vacuous
 
 
 def test_the_rerank_heads_front_ends_give_one_decision(cli, tmp_path):
