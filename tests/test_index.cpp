@@ -452,6 +452,24 @@ TEST(PublicIndex, BuildsSearchesSavesAndOpensAgain) {
     }
   }
   EXPECT_THROW(geoalign::Index::open(dir / "nothing-here"), Error);
+
+  // link: each query's matches are its reranked hits that are not not_match, best first;
+  // a query naming no record has none.
+  const std::vector<std::string> left = {"文三路478号华星大厦", "广州市天河区体育西路191号中石化大厦"};
+  const auto links = again.link(left, {.k = 2, .search = {.rerank = 10}});
+  ASSERT_EQ(links.size(), 2u);
+  ASSERT_FALSE(links[0].empty());
+  EXPECT_EQ(links[0][0].id, "hz1");
+  EXPECT_TRUE(links[1].empty());
+  const auto searched = again.search(left, {.k = 10, .rerank = 10});
+  std::vector<std::string> matched;
+  for (const auto& hit : searched[0]) {
+    if (hit.match && hit.match->label != "not_match" && matched.size() < 2) matched.push_back(hit.id);
+  }
+  ASSERT_EQ(links[0].size(), matched.size());
+  for (std::size_t k = 0; k < matched.size(); ++k) EXPECT_EQ(links[0][k].id, matched[k]);
+  EXPECT_THROW(again.link(left, {.k = 0}), Error);
+  EXPECT_THROW(again.link(left, {.k = 5, .search = {.rerank = 3}}), Error);
 }
 
 // A record whose chain is ambiguous lies, for region filters, in its most likely reading.

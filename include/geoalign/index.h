@@ -39,6 +39,14 @@ struct IndexSearchOptions {
   PairReading reading = PairReading::Symmetric;
 };
 
+struct IndexLinkOptions {
+  std::size_t k = 1;  // matches per left address at most, best first
+  // Each record matches one left address at most: greedily, highest P(exact_match) first.
+  bool one_to_one = false;
+  // How each left address is looked up, as for search (rerank at least k).
+  IndexSearchOptions search{};
+};
+
 struct IndexHit {
   std::string id, text;
   // The pair scorer's P(exact_match) when reranked, else the fused retrieval score.
@@ -71,6 +79,11 @@ class Index {
   // One list of hits per query, best first.
   std::vector<std::vector<IndexHit>> search(std::span<const std::string> queries,
                                             const IndexSearchOptions& options = {}) const;
+  // `geoalign link` with this index as the right table: for each left address (in order),
+  // its matches, best first: reranked records the pair scorer does not call not_match, at
+  // most options.k; none when no reranked record is a match. Throws Error naming the first
+  // bad address, and for k of 0 or a rerank below k (options.search.k is not read).
+  std::vector<std::vector<IndexHit>> link(std::span<const std::string> left, const IndexLinkOptions& options = {}) const;
   std::size_t size() const;
   // The model folder the index was built with.
   const std::filesystem::path& model_dir() const;

@@ -32,6 +32,7 @@ from ._models import bundled_parser as _bundled_parser_folder  # noqa: E402
 from ._models import default_model  # noqa: E402
 from .dedup import dedup  # noqa: E402
 from .index import Index  # noqa: E402
+from .link import link  # noqa: E402
 from .matcher import DEFAULT_BATCH_SIZE, Matcher, MatchResult  # noqa: E402
 from .parser import Parser  # noqa: E402
 
@@ -72,6 +73,7 @@ __all__ = [
     "available_cores",
     "dedup",
     "default_model",
+    "link",
     "set_threads",
     "threads",
 ]

@@ -181,6 +181,50 @@ class Index:
             bool(ordered),
         )
 
+    def link(
+        self,
+        left: Iterable[str],
+        k: int = 1,
+        one_to_one: bool = False,
+        rerank: int = 50,
+        candidates: int = 100,
+        region: str | None = None,
+        ordered: bool = False,
+    ) -> list[list[dict[str, Any]]]:
+        """Matches each left address to this index's records, as ``geoalign link --right-index``.
+
+        One list per left address, in order, of its matches, best first: each
+        ``{"id", "text", "label", "score", "p_not_match", "p_partial_match", "p_exact_match"}``
+        with ``score`` the expected degree of match (P(exact) + 0.5 x P(partial)), as the CLI
+        writes it. A match is a reranked record the pair scorer does not call not_match; a
+        left address with none gets an empty list.
+
+        Args:
+            left: any iterable of str.
+            k: matches per left address at most.
+            one_to_one: each record matches one left address at most (greedily, highest
+                P(exact_match) first).
+            rerank: candidates per left address rescored by the pair scorer, at least k.
+            candidates: candidates from each of the lexical and vector searches.
+            region: only records in this province, city or district.
+            ordered: read each (left, record) pair as given, as the CLI's ``--ordered``.
+
+        Raises:
+            ValueError: naming the first bad address, or a bad option.
+            GeoalignError: an unknown or ambiguous region.
+        """
+        if rerank < k:
+            raise ValueError(f"rerank ({rerank}) must be at least k ({k}): every match is a rescored candidate")
+        return self._index.link(
+            left,
+            _at_least("k", k, 1),
+            bool(one_to_one),
+            rerank,
+            _at_least("candidates", candidates, 1),
+            region or "",
+            bool(ordered),
+        )
+
     def __len__(self) -> int:
         """Addresses in the index."""
         return len(self._index)

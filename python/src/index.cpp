@@ -42,6 +42,28 @@ py::list hits_to_python(const std::vector<std::vector<IndexHit>>& results) {
   return out;
 }
 
+// Link matches: a hit's record and the pair scorer's answer, with `score` the expected
+// degree of match as `geoalign link` writes it.
+py::list links_to_python(const std::vector<std::vector<IndexHit>>& results) {
+  py::list out;
+  for (const auto& matches : results) {
+    py::list row;
+    for (const IndexHit& h : matches) {
+      py::dict hit;
+      hit["id"] = h.id;
+      hit["text"] = h.text;
+      hit["label"] = h.match->label;
+      hit["score"] = h.match->score;
+      hit["p_not_match"] = h.match->p_not_match;
+      hit["p_partial_match"] = h.match->p_partial_match;
+      hit["p_exact_match"] = h.match->p_exact_match;
+      row.append(std::move(hit));
+    }
+    out.append(std::move(row));
+  }
+  return out;
+}
+
 }  // namespace
 
 void bind_index(py::module_& m) {
@@ -94,6 +116,23 @@ void bind_index(py::module_& m) {
           },
           py::arg("queries"), py::arg("k"), py::arg("rerank"), py::arg("candidates"), py::arg("region"),
           py::arg("region_from_query"), py::arg("ordered"))
+      .def(
+          "link",
+          [](const Index& ix, py::handle left, std::size_t k, bool one_to_one, std::size_t rerank,
+             std::size_t candidates, const std::string& region, bool ordered) {
+            const std::vector<std::string> input = to_texts(left, "left");
+            IndexLinkOptions options{k, one_to_one,
+                                     IndexSearchOptions{k, rerank, candidates, region, false,
+                                                        ordered ? PairReading::Ordered : PairReading::Symmetric}};
+            std::vector<std::vector<IndexHit>> results;
+            {
+              py::gil_scoped_release release;
+              results = ix.link(input, options);
+            }
+            return links_to_python(results);
+          },
+          py::arg("left"), py::arg("k"), py::arg("one_to_one"), py::arg("rerank"), py::arg("candidates"),
+          py::arg("region"), py::arg("ordered"))
       .def("__len__", &Index::size, py::call_guard<py::gil_scoped_release>())  // waits while an add runs
       .def_property_readonly("model_dir", &Index::model_dir);
 }

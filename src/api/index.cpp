@@ -6,6 +6,7 @@
 #include "backend/threads.h"
 #include "index/address_index.h"
 #include "index/searcher.h"
+#include "link/linker.h"
 
 namespace geoalign {
 
@@ -60,11 +61,9 @@ void Index::save(const std::filesystem::path& dir) {
   impl_->index->save(dir);
 }
 
-std::vector<std::vector<IndexHit>> Index::search(std::span<const std::string> queries,
-                                                 const IndexSearchOptions& options) const {
-  const std::shared_lock lock(impl_->mutex);
-  adopt_num_threads();
-  const index::Searcher& searcher = *impl_->searcher;
+namespace {
+
+index::SearchOptions search_options(const IndexSearchOptions& options, const index::Searcher& searcher) {
   index::SearchOptions o;
   o.k = options.k;
   o.rerank = options.rerank;
@@ -72,6 +71,34 @@ std::vector<std::vector<IndexHit>> Index::search(std::span<const std::string> qu
   o.region_from_query = options.region_from_query;
   o.reading = options.reading;
   if (!options.region.empty()) o.region = searcher.region_code(options.region);
+  return o;
+}
+
+}  // namespace
+
+std::vector<std::vector<IndexHit>> Index::link(std::span<const std::string> left, const IndexLinkOptions& options) const {
+  const std::shared_lock lock(impl_->mutex);
+  adopt_num_threads();
+  link::LinkOptions o{options.k, options.one_to_one, search_options(options.search, *impl_->searcher)};
+  std::vector<std::vector<IndexHit>> out;
+  out.reserve(left.size());
+  for (auto& matches : link::link_addresses(*impl_->searcher, left, o)) {
+    std::vector<IndexHit>& row = out.emplace_back();
+    for (auto& [record, m] : matches) {
+      const float p_exact = m.p_exact_match;
+      row.push_back({std::string(impl_->index->id(record)), std::string(impl_->index->text(record)), p_exact,
+                     std::move(m)});
+    }
+  }
+  return out;
+}
+
+std::vector<std::vector<IndexHit>> Index::search(std::span<const std::string> queries,
+                                                 const IndexSearchOptions& options) const {
+  const std::shared_lock lock(impl_->mutex);
+  adopt_num_threads();
+  const index::Searcher& searcher = *impl_->searcher;
+  const index::SearchOptions o = search_options(options, searcher);
   std::vector<std::vector<IndexHit>> out;
   out.reserve(queries.size());
   // In the CLI's batches, for the CLI's exact results.

@@ -16,6 +16,7 @@ int run_term_weights(int argc, char** argv, int first);
 int run_index(int argc, char** argv, int first);
 int run_search(int argc, char** argv, int first);
 int run_dedup(int argc, char** argv, int first);
+int run_link(int argc, char** argv, int first);
 int run_version(int argc, char** argv, int first);
 
 }  // namespace geoalign::cli

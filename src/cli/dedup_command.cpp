@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/input_file.h"
 #include "cli/model_options.h"
+#include "cli/output_file.h"
 #include "cli/pair_reader.h"
 #include "cli/build_progress.h"
 #include "common/open_file.h"
@@ -70,18 +71,6 @@ std::vector<dedup::LabelledPair> read_labels(const std::string& path, const inde
   }
   return out;
 }
-
-// An output file, opened before the long work so that a path that cannot be written
-// fails at once, not after an hour of dedup.
-struct OutputFile {
-  std::string path;
-  std::ofstream stream;
-  explicit OutputFile(std::string p) : path(std::move(p)) {
-    if (path.empty()) return;
-    stream = open_for_writing(path);
-  }
-  bool wanted() const { return !path.empty(); }
-};
 
 // Which pairs a pairs file lists and with what: --explain, the pairs inside a cluster and
 // what joined each (its own link reaching the threshold, or average linkage through the

@@ -29,6 +29,7 @@ constexpr const char* kUsage =
     "  index     build a reference base of addresses for search, or append to one\n"
     "  search    find addresses in an index: lexical and vector candidates, reranked\n"
     "  dedup     cluster an address file into entities (one cluster per place)\n"
+    "  link      match each address of one table to the places of another\n"
     "  serve     HTTP server with dynamic batching (KServe v2 compatible)\n"
     "  loadtest  load an HTTP endpoint and report throughput and latency\n"
     "  version   the version, the model found without --model, and the CPU kernels in use\n"
@@ -48,6 +49,7 @@ int run_command(const std::string& command, int argc, char** argv) {
   if (command == "index") return geoalign::cli::run_index(argc, argv, 2);
   if (command == "search") return geoalign::cli::run_search(argc, argv, 2);
   if (command == "dedup") return geoalign::cli::run_dedup(argc, argv, 2);
+  if (command == "link") return geoalign::cli::run_link(argc, argv, 2);
   if (command == "serve") return geoalign::cli::run_serve(argc, argv, 2);
   if (command == "loadtest") return geoalign::cli::run_loadtest(argc, argv, 2);
   if (command == "version" || command == "--version") return geoalign::cli::run_version(argc, argv, 2);

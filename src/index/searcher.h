@@ -62,6 +62,7 @@ class Searcher {
   std::string region_code(std::string_view name) const;
 
   const AddressIndex& index() const { return index_; }
+  const AddressModel& model() const { return model_; }
 
  private:
   const AddressIndex& index_;
