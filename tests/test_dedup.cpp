@@ -4,6 +4,7 @@
 
 #include <map>
 #include <random>
+#include <sstream>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 #include "dedup/dedup_table.h"
 #include "dedup/pair_evaluation.h"
 #include "dedup/pair_scoring.h"
+#include "dedup/threshold_chart.h"
 #include "index/exact_neighbours.h"
 #include "model/folder_aliases.h"
 #include "runtime/rerank_scorer.h"
@@ -449,6 +451,83 @@ TEST(CliDedup, ThresholdDefaultsToTheHeadsOwn) {
   EXPECT_NE(without.err.find("at threshold 0.50 (the default)"), std::string::npos) << without.err;
 }
 
+using dedup::choose_threshold;
+using dedup::is_threshold_target;
+using dedup::PairwiseScores;
+using dedup::ThresholdPoint;
+
+ThresholdPoint point(float t, std::size_t tp, std::size_t fp, std::size_t fn) {
+  PairwiseScores s;
+  s.true_positives = tp;
+  s.false_positives = fp;
+  s.false_negatives = fn;
+  return {t, s};
+}
+
+// Worked by hand: at 0.2, 0.4, 0.6, 0.8, precision 0.667, 0.8, 1, 1; recall 1, 1, 0.75,
+// 0.5; F1 0.8, 0.889, 0.857, 0.667.
+TEST(ThresholdCurve, TargetsPickTheirPoint) {
+  const std::vector<ThresholdPoint> curve = {point(0.2f, 4, 2, 0), point(0.4f, 4, 1, 0), point(0.6f, 3, 0, 1),
+                                             point(0.8f, 2, 0, 2)};
+  EXPECT_FLOAT_EQ(choose_threshold(curve, "best-f1").value(), 0.4f);
+  EXPECT_FLOAT_EQ(choose_threshold(curve, "precision>=0.95").value(), 0.6f);  // recall 0.75 beats 0.5
+  EXPECT_FLOAT_EQ(choose_threshold(curve, "precision>=0.7").value(), 0.4f);   // recall 1 at 0.75 precision
+  EXPECT_FLOAT_EQ(choose_threshold(curve, "recall>=1").value(), 0.4f);        // precision 0.8 beats 0.667
+  // A tie goes to the threshold nearer 0.5.
+  const std::vector<ThresholdPoint> tied = {point(0.3f, 3, 1, 1), point(0.6f, 3, 1, 1), point(0.9f, 1, 0, 3)};
+  EXPECT_FLOAT_EQ(choose_threshold(tied, "best-f1").value(), 0.6f);
+  EXPECT_FALSE(choose_threshold(std::vector<ThresholdPoint>{point(0.5f, 1, 1, 0)}, "precision>=0.9"));
+  for (const char* bad : {"precision>=2", "precision>=", "recall>=0.5x", "f1>=0.5", "best"}) {
+    EXPECT_THROW(choose_threshold(curve, bad), Error) << bad;
+  }
+  EXPECT_TRUE(is_threshold_target("best-f1"));
+  EXPECT_FALSE(is_threshold_target("0.5"));
+}
+
+// Each point of the curve is what a whole run at that threshold gives.
+TEST(CliDedup, TheCurveIsWhatARunAtEachThresholdGives) {
+  TempDir dir;
+  write_file(dir / "in.tsv",
+             "x1\t杭州市西湖区文三路478号华星科技大厦\nx2\t文三路478号华星大厦\nx3\t北京市海淀区中关村大街27号\n"
+             "x4\t北京海淀中关村大街27号\nx5\t北京市海淀区中关村大街29号\nx6\t杭州市西湖区文三路478号\n");
+  write_file(dir / "labels.tsv",
+             "杭州市西湖区文三路478号华星科技大厦\t文三路478号华星大厦\t1\n北京市海淀区中关村大街27号\t北京海淀中关村大街27号\t1\n"
+             "北京市海淀区中关村大街27号\t北京市海淀区中关村大街29号\t0\n杭州市西湖区文三路478号\t文三路478号华星大厦\t0\n");
+  const std::string args = " --model " + (source_dir() / "models/default").string() + " --input " +
+                           (dir / "in.tsv").string() + " --eval " + (dir / "labels.tsv").string();
+  const auto r = run_cli("dedup --curve " + (dir / "curve.svg").string() + args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto svg = read_file(dir / "curve.svg");
+  EXPECT_TRUE(svg.starts_with("<svg") && svg.ends_with("</svg>\n")) << svg.substr(0, 80);
+  for (const char* t : {"0.20", "0.55", "0.90"}) {
+    // The curve's line for t: "0.20     0.6667 ..."; a run at t reports its own figures.
+    const auto at = r.err.find(std::string("\n ") + t);
+    ASSERT_NE(at, std::string::npos) << r.err;
+    std::istringstream line(r.err.substr(at + 1, r.err.find('\n', at + 1) - at - 1));
+    std::vector<std::string> cells;
+    for (std::string cell; line >> cell;) {
+      if (cell != "*") cells.push_back(cell);
+    }
+    ASSERT_GE(cells.size(), 4u) << line.str();
+    const auto run = run_cli("dedup --threshold " + std::string(t) + args);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    char want[128];
+    std::snprintf(want, sizeof want, "precision %s recall %s F1 %s", cells[1].c_str(), cells[2].c_str(), cells[3].c_str());
+    EXPECT_NE(run.err.find(want), std::string::npos) << line.str() << "\n" << run.err;
+  }
+  const auto best = run_cli("dedup --threshold best-f1" + args);
+  ASSERT_EQ(best.exit_code, 0) << best.err;
+  EXPECT_NE(best.err.find("(best-f1 on the labels)"), std::string::npos) << best.err;
+  EXPECT_NE(best.err.find("F1 1.0000"), std::string::npos) << best.err;
+
+  const std::string plain = " --model " + (source_dir() / "models/default").string() + " --input " + (dir / "in.tsv").string();
+  EXPECT_EQ(run_cli("dedup --threshold best-f1" + plain).exit_code, 2);  // a target needs labels
+  EXPECT_EQ(run_cli("dedup --curve " + (dir / "c.svg").string() + plain).exit_code, 2);
+  const auto unreadable = run_cli("dedup --threshold 'precision>=2'" + args);
+  EXPECT_EQ(unreadable.exit_code, 2);  // before the run, not after it
+  EXPECT_NE(unreadable.err.find("X must be a number in (0, 1]"), std::string::npos) << unreadable.err;
+}
+
 TEST(CliDedup, BadLinesAreReportedAndEitherStopOrAreSkipped) {
   TempDir dir;
   write_file(dir / "in.tsv", "a\t杭州市文三路478号\n\na\t北京市海淀区\nb\t\xff\xfe\nc\t上海市浦东新区\n");
@@ -490,7 +569,7 @@ TEST(CliDedup, BadLinesAreReportedAndEitherStopOrAreSkipped) {
     const auto r = run_cli("dedup" + model + " --input " + (dir / "four.tsv").string() + " --eval " +
                            (dir / file).string() + " --out /dev/null");
     EXPECT_EQ(r.exit_code, 0) << file << ": " << r.err;
-    const auto at = r.err.find("precision ");
+    const auto at = r.err.rfind("precision ");  // the closing line's, after the curve's table
     return at == std::string::npos ? std::string() : r.err.substr(at);
   };
   const auto english = with_labels("english.tsv");

@@ -15,6 +15,7 @@
 #include "dedup/blocking.h"
 #include "dedup/pair_evaluation.h"
 #include "dedup/dedup_table.h"
+#include "dedup/threshold_chart.h"
 #include "model/label_names.h"
 
 namespace geoalign::cli {
@@ -113,12 +114,13 @@ int run_dedup(int argc, char** argv, int first) {
             {kModelOption,
              {"input", true, "addresses: one per line, or id<TAB>address", ""},
              {"out", true, "clusters TSV, - for standard output", "-"},
-             {"threshold", true, "mean link two clusters need to merge (default: the one the model's head was trained to, else 0.5)", ""},
+             {"threshold", true, "mean link two clusters need to merge (default: the one the model's head was trained to, else 0.5); with --eval also best-f1, precision>=X or recall>=X, chosen on the labels' curve", ""},
              {"merge", true, "what joins two addresses: exact (exact_match) or partial (exact or partial_match)", "exact"},
              {"neighbours", true, "candidates per address from each of the lexical and vector searches", "20"},
              {"explain", true, "write every scored pair inside a cluster to this TSV, with what joined it: its own link at the threshold (own_link) or average linkage through the cluster's other members (average_linkage)", ""},
              {"scored-pairs", true, "write every scored pair, with its link and whether it ended in one cluster, to this TSV", ""},
-             {"eval", true, "labelled pairs (addr1<TAB>addr2<TAB>label): report pairwise precision, recall, F1", ""},
+             {"eval", true, "labelled pairs (addr1<TAB>addr2<TAB>label): report pairwise precision, recall, F1, and their curve over thresholds 0.05-0.95", ""},
+             {"curve", true, "with --eval: write the curve as an SVG chart to this file", ""},
              kPairScorerOption,
              kParserOption,
              kAliasesOption,
@@ -142,7 +144,17 @@ int run_dedup(int argc, char** argv, int first) {
   options.neighbours = static_cast<std::size_t>(args.integer("neighbours", 1, static_cast<long>(dedup::kMaxNeighbours)));
   options.exhaustive_check = args.flag("exhaustive-check");
   if (!args.value("missed").empty() && !options.exhaustive_check) throw Error("--missed needs --exhaustive-check");
-  if (!args.value("threshold").empty()) {
+  const std::string target = dedup::is_threshold_target(args.value("threshold")) ? args.value("threshold") : "";
+  if (!target.empty() && args.value("eval").empty()) {
+    throw UsageError("--threshold " + target + " is chosen on labelled pairs: give them with --eval");
+  }
+  try {
+    if (!target.empty()) dedup::choose_threshold({}, target);  // read now, not after the run
+  } catch (const Error& e) {
+    throw UsageError(std::string("--threshold: ") + e.what());
+  }
+  if (!args.value("curve").empty() && args.value("eval").empty()) throw UsageError("--curve needs --eval");
+  if (!args.value("threshold").empty() && target.empty()) {
     options.threshold = static_cast<float>(args.real("threshold", 0.0, 1.0));  // a number, nothing after it
     if (!(*options.threshold > 0.0f)) throw UsageError("--threshold must be in (0, 1]");  // 1e-50 is 0 as a float
   }
@@ -168,9 +180,21 @@ int run_dedup(int argc, char** argv, int first) {
   if (!args.value("eval").empty()) labelled = read_labels(args.value("eval"), *model);
   const bool to_stdout = args.value("out") == "-";
   OutputFile file(to_stdout ? "" : args.value("out")), explain(args.value("explain")),
-      scored_pairs(args.value("scored-pairs")), missed(args.value("missed"));
+      scored_pairs(args.value("scored-pairs")), missed(args.value("missed")), curve_file(args.value("curve"));
   StepTimes steps(progress);
-  const dedup::DedupResult r = dedup::deduplicate(*model, texts, options, steps.callbacks());
+  const index::BuildProgress callbacks = steps.callbacks();
+  dedup::DedupResult r = dedup::deduplicate(*model, texts, options, callbacks);
+  // The curve over thresholds, and a threshold chosen on it, before anything is written.
+  std::vector<dedup::ThresholdPoint> curve;
+  if (!labelled.empty()) {
+    callbacks.begin("curve", 0);
+    curve = dedup::threshold_curve(*model, r, labelled, dedup::threshold_grid());
+    if (!target.empty()) {
+      const auto chosen = dedup::choose_threshold(curve, target);
+      if (!chosen) throw Error("no threshold from 0.05 to 0.95 reaches " + target + " on " + args.value("eval"));
+      dedup::cluster_again(*model, r, *chosen);
+    }
+  }
   const std::string step_times = steps.summary();
   progress.finish();
 
@@ -193,14 +217,15 @@ int run_dedup(int argc, char** argv, int first) {
   if (explain.wanted()) write_pairs(explain, PairsFile::InsideClusters, r.scored, r, table, ids, labels, options.rule);
   if (scored_pairs.wanted()) write_pairs(scored_pairs, PairsFile::AllWithLinks, r.scored, r, table, ids, labels, options.rule);
   if (missed.wanted()) write_pairs(missed, PairsFile::AllWithLinks, r.exhaustive_missed, r, table, ids, labels, options.rule);
-  const char* threshold_source = options.threshold                                           ? "given"
-                                 : model->link_threshold(dedup::merge_rule_name(options.rule)) ? "the head's default"
-                                                                                               : "the default";
+  const std::string threshold_source = !target.empty()                                           ? target + " on the labels"
+                                       : options.threshold                                         ? "given"
+                                       : model->link_threshold(dedup::merge_rule_name(options.rule)) ? "the head's default"
+                                                                                                     : "the default";
   std::fprintf(stderr,
                "geoalign dedup: %zu rows, %zu distinct addresses, %zu candidate pairs, %zu scored, %zu clusters at "
                "threshold %.2f (%s), %.1f s (%s)\n",
                ids.size(), r.texts.size(), r.candidates.size(), r.scored.size(), table.clusters,
-               static_cast<double>(r.threshold), threshold_source, progress.seconds(), step_times.c_str());
+               static_cast<double>(r.threshold), threshold_source.c_str(), progress.seconds(), step_times.c_str());
   if (options.exhaustive_check) {
     std::fprintf(stderr,
                  "geoalign dedup: exhaustive scoring links %zu pairs; blocking proposed %zu of them (%.4f); %zu pairs "
@@ -210,6 +235,12 @@ int run_dedup(int argc, char** argv, int first) {
                  r.exhaustive_region_conflicts);
   }
   if (!args.value("eval").empty()) {
+    std::fprintf(stderr, "geoalign dedup: pairwise quality by threshold against %s (* the one used):\n%s",
+                 args.value("eval").c_str(), dedup::threshold_table(curve, r.threshold).c_str());
+    if (curve_file.wanted()) {
+      curve_file.stream << dedup::threshold_chart_svg(curve, r.threshold, "geoalign dedup: " + args.value("eval"));
+      if (!curve_file.stream.flush()) throw Error(args.value("curve") + ": write failed");
+    }
     const dedup::PairwiseScores s = dedup::evaluate(r, labelled);
     std::fprintf(stderr,
                  "geoalign dedup: against %s: precision %.4f recall %.4f F1 %.4f (TP %zu FP %zu FN %zu); candidate recall "

@@ -94,6 +94,22 @@ LocatedAddresses locate_and_embed(const index::AddressModel& model, std::span<co
   return located;
 }
 
+namespace {
+
+// r's clusters at `threshold` from its scored pairs; `parsed`: the parses made so far
+// (empty Addresses where none was made: parsed when clustering first needs them).
+void cluster_into(const index::AddressModel& model, DedupResult& r, std::vector<index::Address> parsed,
+                  float threshold) {
+  Entities entities = cluster_addresses(model, r.texts, std::move(parsed), r.scored, r.rule, threshold, r.regions);
+  r.threshold = threshold;
+  r.cluster = std::move(entities.cluster);
+  r.best_match = std::move(entities.best_match);
+  r.best_link = std::move(entities.best_link);
+  r.scored.insert(r.scored.end(), entities.on_demand.begin(), entities.on_demand.end());
+}
+
+}  // namespace
+
 Entities cluster_addresses(const index::AddressModel& model, std::span<const std::string> texts,
                            std::vector<index::Address> parsed, std::span<const PairEvidence> scored, MergeRule rule,
                            float threshold, std::span<const StatedRegion> regions) {
@@ -112,6 +128,10 @@ Entities cluster_addresses(const index::AddressModel& model, std::span<const std
                             return score_pairs(model, parsed, missing);
                           },
                           regions);
+}
+
+void cluster_again(const index::AddressModel& model, DedupResult& r, float threshold) {
+  cluster_into(model, r, std::vector<index::Address>(r.texts.size()), threshold);
 }
 
 float default_threshold(const index::AddressModel& model, MergeRule rule) {
@@ -133,12 +153,9 @@ DedupResult deduplicate(const index::AddressModel& model, std::span<const std::s
   if (options.exhaustive_check) check_exhaustively(model, located.parsed, located.regions, options.rule, progress, r);
 
   progress.begin("cluster", 0);
-  Entities entities = cluster_addresses(model, r.texts, std::move(located.parsed), r.scored, options.rule, r.threshold,
-                                        located.regions);
-  r.cluster = std::move(entities.cluster);
-  r.best_match = std::move(entities.best_match);
-  r.best_link = std::move(entities.best_link);
-  r.scored.insert(r.scored.end(), entities.on_demand.begin(), entities.on_demand.end());
+  r.rule = options.rule;
+  r.regions = std::move(located.regions);
+  cluster_into(model, r, std::move(located.parsed), r.threshold);
   return r;
 }
 

@@ -66,6 +66,8 @@ Entities cluster_addresses(const index::AddressModel& model, std::span<const std
 
 struct DedupResult : DistinctAddresses {
   float threshold = 0.5f;  // the one clustering used
+  MergeRule rule = MergeRule::ExactOrPartial;
+  std::vector<StatedRegion> regions;  // per distinct address: what clustering keeps apart
   std::vector<std::uint32_t> cluster;  // per distinct address: the cluster's smallest address number
   std::vector<std::int64_t> best_match;  // the address it links to most strongly, -1 if none
   std::vector<float> best_link;
@@ -83,6 +85,11 @@ struct DedupResult : DistinctAddresses {
 //   distinct_addresses → parse (AddressModel::prepare) and embed each address once →
 //   block (lexical and vector neighbours, minus conflicting regions) → score_pairs in
 //   large batches → cluster_entities (average linkage).
+// Clusters r's addresses again at `threshold` (r.rule), from r's scored pairs; the cross
+// pairs it needs beyond them are scored on demand and kept in r.scored. What a run of
+// deduplicate() at that threshold gives, without normalizing, embedding or blocking again.
+void cluster_again(const index::AddressModel& model, DedupResult& r, float threshold);
+
 DedupResult deduplicate(const index::AddressModel& model, std::span<const std::string> rows,
                         const DedupOptions& options, const index::BuildProgress& progress = {});
 

@@ -1,6 +1,9 @@
 #pragma once
 
+#include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dedup/deduplicator.h"
@@ -27,5 +30,26 @@ struct PairwiseScores {
 };
 
 PairwiseScores evaluate(const DedupResult& result, const std::vector<LabelledPair>& labels);
+
+// Pairwise quality over thresholds: what to choose a threshold from.
+struct ThresholdPoint {
+  float threshold;
+  PairwiseScores scores;
+};
+// The grid `dedup --eval` reports: 0.05 to 0.95 in steps of 0.05.
+std::vector<float> threshold_grid();
+// `result` clustered again at each threshold (cluster_again: its scored pairs, cross pairs
+// scored on demand and kept in result.scored) and evaluated; result ends clustered at the
+// threshold it came with.
+std::vector<ThresholdPoint> threshold_curve(const index::AddressModel& model, DedupResult& result,
+                                            const std::vector<LabelledPair>& labels, std::span<const float> thresholds);
+
+// A threshold chosen on a curve: "best-f1" (the highest F1; ties to the threshold nearer
+// 0.5), or "precision>=X" / "recall>=X" (X in (0, 1]: the highest recall whose precision
+// reaches X, or the highest precision whose recall does). Empty when no point meets the
+// target; throws Error for a target it cannot read.
+std::optional<float> choose_threshold(std::span<const ThresholdPoint> curve, std::string_view target);
+// Whether `value` names a target rather than a number.
+bool is_threshold_target(std::string_view value);
 
 }  // namespace geoalign::dedup

@@ -3,30 +3,13 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "common/svg_text.h"
+
 namespace geoalign::loadtest {
 
 namespace {
 
-// Text as XML character data: a URL's & or < must not end the document.
-std::string xml_escaped(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-std::string format(const char* fmt, auto... args) {
-  char buf[512];
-  std::snprintf(buf, sizeof buf, fmt, args...);
-  return buf;
-}
+using svg::format;
 
 std::string errors_text(const LevelResult& r) {
   std::string s;
@@ -79,7 +62,7 @@ std::string render_svg_chart(const std::vector<LevelResult>& levels, const std::
   // The title is appended whole: format's buffer would cut a long URL, maybe inside an entity.
   svg += format(R"svg(<rect width="100%%" height="100%%" fill="white"/><text x="%.0f" y="25" font-size="15" text-anchor="middle">)svg",
                 width / 2) +
-         xml_escaped(title) + "</text>";
+         svg::escaped(title) + "</text>";
   svg += format(R"svg(<rect x="%.0f" y="%.0f" width="%.0f" height="%.0f" fill="none" stroke="#999"/>)svg", left, top, plot_w, plot_h);
   for (int k = 0; k <= 4; ++k) {
     const double frac = k / 4.0, yy = top + plot_h * (1 - frac);

@@ -1,0 +1,19 @@
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+
+#include "dedup/pair_evaluation.h"
+
+namespace geoalign::dedup {
+
+// The curve as a table, one line per threshold: threshold, precision, recall, F1, and the
+// pair counts; the threshold the run used is marked with '*', a chosen one with '<'.
+std::string threshold_table(std::span<const ThresholdPoint> curve, float used, std::optional<float> chosen = {});
+
+// The curve as an SVG chart: precision, recall and F1 against the threshold, with a line
+// at the threshold used.
+std::string threshold_chart_svg(std::span<const ThresholdPoint> curve, float used, const std::string& title);
+
+}  // namespace geoalign::dedup
