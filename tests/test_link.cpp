@@ -1,6 +1,7 @@
 // geoalign link: each address of one table matched to the places of another.
 #include <gtest/gtest.h>
 
+#include "link/link_evaluation.h"
 #include "link/linker.h"
 #include "support/cli_run.h"
 #include "support/temp_dir.h"
@@ -34,6 +35,34 @@ TEST(LinkOneToOne, TakesThePairsGreedilyByPExact) {
   EXPECT_EQ(records_of(one_to_one(matches)),
             (std::vector<std::vector<std::uint32_t>>{{3}, {7}, {}, {5}, {9}}));
   EXPECT_TRUE(one_to_one({}).empty());
+}
+
+// Worked by hand: left "a" links to "A" (a labelled match) then "B" (a labelled
+// non-match); left "b" links to "X" (unlabelled) while its labelled match "C" is missed;
+// left "c" has no labelled pair; one labelled pair names an address in neither table.
+TEST(LinkEvaluation, CountsLabelledPairsAndTheBestLink) {
+  const std::vector<std::vector<ProposedLink>> links = {{{"a", "A", 0.9f}, {"a", "B", 0.3f}}, {{"b", "X", 0.8f}}, {}};
+  const std::vector<std::string> left = {"a", "b", "c"}, right = {"A", "B", "C", "X"};
+  const std::vector<dedup::LabelledPair> labels = {
+      {"a", "A", true}, {"B", "a", false}, {"b", "C", true}, {"c", "nowhere", true}};
+  const auto e = evaluate_links(links, left, right, labels);
+  EXPECT_EQ(e.pairs.true_positives, 1u);   // a-A
+  EXPECT_EQ(e.pairs.false_positives, 1u);  // a-B, labelled the other way round
+  EXPECT_EQ(e.pairs.false_negatives, 1u);  // b-C
+  EXPECT_EQ(e.pairs.not_in_input, 1u);
+  EXPECT_EQ(e.with_a_match, 2u);  // a and b
+  EXPECT_EQ(e.best_is_a_match, 1u);
+  EXPECT_DOUBLE_EQ(e.top1_accuracy(), 0.5);
+  // At P(exact) >= 0.5 the link a-B no longer counts: no false positive.
+  const auto strict = evaluate_links(links, left, right, labels, 0.5f);
+  EXPECT_EQ(strict.pairs.false_positives, 0u);
+  EXPECT_EQ(strict.pairs.true_positives, 1u);
+  const float grid[] = {0.2f, 0.5f, 0.95f};
+  const auto curve = link_curve(links, left, right, labels, grid);
+  ASSERT_EQ(curve.size(), 3u);
+  EXPECT_EQ(curve[0].scores.false_positives, 1u);
+  EXPECT_EQ(curve[1].scores.false_positives, 0u);
+  EXPECT_EQ(curve[2].scores.true_positives, 0u);  // no link reaches 0.95
 }
 
 const std::string kRight =
@@ -117,6 +146,37 @@ TEST(CliLink, OneToOneGivesEachRightRowOnce) {
   const auto& kept = a[2] == "r1" ? a : a2;
   const auto first = split_tabs(lines(many.out)[1]), second = split_tabs(lines(many.out)[2]);
   EXPECT_EQ(kept[0], std::stof(first[8]) >= std::stof(second[8]) ? "a" : "a2");
+}
+
+TEST(CliLink, EvalReportsTopOneAccuracyAndTheCurve) {
+  TempDir dir;
+  write_file(dir / "left.tsv", kLeft);
+  write_file(dir / "right.tsv", kRight);
+  write_file(dir / "labels.tsv",
+             "杭州文三路478号华星科技大厦\t浙江省杭州市西湖区文三路478号华星科技大厦\t1\n"
+             "北京朝阳建国路88号现代城\t北京市朝阳区建国路88号SOHO现代城\t1\n"
+             "上海浦东世纪大道100号上海环球金融中心\t上海市浦东新区世纪大道100号环球金融中心\t1\n"
+             "杭州文三路478号华星科技大厦\t杭州市西湖区文二路100号\t0\n");
+  const std::string args = model_option() + " --left " + (dir / "left.tsv").string() + " --right " +
+                           (dir / "right.tsv").string() + " --eval " + (dir / "labels.tsv").string();
+  const auto r = run_cli("link --curve " + (dir / "curve.svg").string() + args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("top-1 accuracy 1.0000 (3 of 3 left rows with a labelled match)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(TP 3 FP 0 FN 0)"), std::string::npos) << r.err;
+  EXPECT_TRUE(read_file(dir / "curve.svg").starts_with("<svg"));
+  // A threshold above every link's P(exact_match): nothing linked, every labelled match missed.
+  const auto strict = run_cli("link --threshold 0.99" + args);
+  ASSERT_EQ(strict.exit_code, 0) << strict.err;
+  EXPECT_NE(strict.err.find("0 linked, 4 without a match at P(exact_match) >= 0.99"), std::string::npos) << strict.err;
+  EXPECT_NE(strict.err.find("(TP 0 FP 0 FN 3)"), std::string::npos) << strict.err;
+  const auto best = run_cli("link --threshold best-f1" + args);
+  ASSERT_EQ(best.exit_code, 0) << best.err;
+  EXPECT_NE(best.err.find("(best-f1 on the labels)"), std::string::npos) << best.err;
+  EXPECT_NE(best.err.find("F1 1.0000"), std::string::npos) << best.err;
+  EXPECT_EQ(run_cli("link --threshold best-f1" + model_option() + " --left " + (dir / "left.tsv").string() +
+                    " --right " + (dir / "right.tsv").string())
+                .exit_code,
+            2);
 }
 
 TEST(CliLink, BadInputIsAClearError) {

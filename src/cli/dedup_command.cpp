@@ -9,6 +9,7 @@
 #include "cli/input_file.h"
 #include "cli/model_options.h"
 #include "cli/output_file.h"
+#include "cli/labelled_pairs.h"
 #include "cli/pair_reader.h"
 #include "cli/build_progress.h"
 #include "common/open_file.h"
@@ -24,54 +25,6 @@ namespace {
 
 constexpr const char* kHeader = "id\taddress\tcluster_id\tcluster_size\tbest_match_id\tbest_match_score\n";
 
-// Labels: 2 / exact_match = one place and 0 / not_match = not, 1 / partial_match left out
-// (CCKS); or, in a file of numbers with no label above 1, 1 = one place (Shenzhen).
-std::vector<dedup::LabelledPair> read_labels(const std::string& path, const index::AddressModel& model) {
-  InputFile file(path);
-  PairReader reader(file.stream(), file.name());
-  std::vector<std::pair<std::string, std::string>> texts;
-  std::vector<std::string> labels;
-  std::vector<std::size_t> lines;
-  std::variant<PairRow, BadRow> row;
-  while (reader.next(row)) {
-    if (auto* bad = std::get_if<BadRow>(&row)) throw Error(file.name() + ":" + std::to_string(bad->line) + ": " + bad->reason);
-    auto& r = std::get<PairRow>(row);
-    const std::string label = r.rest.substr(0, r.rest.find('\t'));
-    if (label.empty()) throw Error(file.name() + ":" + std::to_string(r.line) + ": no label column");
-    texts.emplace_back(model.normalize(r.a), model.normalize(r.b));
-    labels.push_back(label);
-    lines.push_back(r.line);
-  }
-  // Label names (English or Chinese, as eval reads them) always say what they mean;
-  // numbers are 0/1/2 once a 2 appears, else 0/1.
-  const bool three_class = std::any_of(labels.begin(), labels.end(), [](const std::string& l) {
-    return l == "2" || model::class_of_label_name(l) >= 0;
-  });
-  std::fprintf(stderr, "geoalign dedup: %s: %s\n", file.name().c_str(),
-               three_class ? "labels read as 0/1/2 (exact_match = one place; partial matches left out)"
-                           : "labels read as 0/1 (1 = one place; no label 2 in the file)");
-  // The class a label names: 0 not_match, 1 partial_match, 2 exact_match; -1 unreadable.
-  const auto class_of = [three_class](const std::string& l) {
-    if (const int named = model::class_of_label_name(l); named >= 0) return named;
-    if (l == "0") return 0;
-    if (l == "1") return three_class ? 1 : 2;  // in a 0/1 file, 1 is one place
-    if (l == "2" && three_class) return 2;
-    return -1;
-  };
-  std::vector<dedup::LabelledPair> out;
-  for (std::size_t k = 0; k < labels.size(); ++k) {
-    const std::string& l = labels[k];
-    const int id = class_of(l);
-    if (id < 0) {
-      throw Error(file.name() + ":" + std::to_string(lines[k]) + ": unknown label \"" + l +
-                  "\" (0/1, 0/1/2, or not_match/partial_match/exact_match, or 不匹配/部分匹配/完全匹配)");
-    }
-    if (id == 1) continue;  // a partial match is neither one place nor two
-    const bool match = id == 2;
-    out.push_back({std::move(texts[k].first), std::move(texts[k].second), match});
-  }
-  return out;
-}
 
 // Which pairs a pairs file lists and with what: --explain, the pairs inside a cluster and
 // what joined each (its own link reaching the threshold, or average linkage through the
@@ -177,7 +130,7 @@ int run_dedup(int argc, char** argv, int first) {
   // Labels are read, and outputs opened, before the long work, so that a bad label file or
   // an output path that cannot be written fails at once.
   std::vector<dedup::LabelledPair> labelled;
-  if (!args.value("eval").empty()) labelled = read_labels(args.value("eval"), *model);
+  if (!args.value("eval").empty()) labelled = read_labelled_pairs(args.value("eval"), *model, "dedup");
   const bool to_stdout = args.value("out") == "-";
   OutputFile file(to_stdout ? "" : args.value("out")), explain(args.value("explain")),
       scored_pairs(args.value("scored-pairs")), missed(args.value("missed")), curve_file(args.value("curve"));

@@ -8,9 +8,12 @@
 #include "cli/build_progress.h"
 #include "cli/commands.h"
 #include "cli/input_file.h"
+#include "cli/labelled_pairs.h"
 #include "cli/model_options.h"
 #include "cli/output_file.h"
 #include "cli/pair_scoring.h"
+#include "dedup/threshold_chart.h"
+#include "link/link_evaluation.h"
 #include "link/linker.h"
 
 namespace geoalign::cli {
@@ -65,6 +68,9 @@ int run_link(int argc, char** argv, int first) {
              {"rerank", true, "candidates per left row rescored by the pair scorer (at least --k)", "50"},
              {"candidates", true, "candidates from each of the lexical and vector searches", "100"},
              {"region", true, "only right rows in this province, city or district (北京市, 深圳市南山区)", ""},
+             {"threshold", true, "a match also needs P(exact_match) at least this; with --eval also best-f1, precision>=X or recall>=X, chosen on the labels' curve", ""},
+             {"eval", true, "labelled pairs (left address<TAB>right address<TAB>label): report top-1 accuracy, and pairwise precision, recall and F1 over P(exact_match) thresholds 0.05-0.95", ""},
+             {"curve", true, "with --eval: write the curve as an SVG chart to this file", ""},
              kOrderedOption,
              kModelOption,
              kPairScorerOption,
@@ -95,6 +101,20 @@ int run_link(int argc, char** argv, int first) {
   options.search.candidates = static_cast<std::size_t>(args.integer("candidates", 1, 100000));
   if (options.search.rerank < options.k) throw UsageError("--rerank must be at least --k: every match is a rescored candidate");
   if (args.flag("ordered")) options.search.reading = PairReading::Ordered;
+  const std::string target = dedup::is_threshold_target(args.value("threshold")) ? args.value("threshold") : "";
+  if (!target.empty() && args.value("eval").empty()) {
+    throw UsageError("--threshold " + target + " is chosen on labelled pairs: give them with --eval");
+  }
+  if (!args.value("curve").empty() && args.value("eval").empty()) throw UsageError("--curve needs --eval");
+  std::optional<float> threshold;
+  try {
+    if (!target.empty()) dedup::choose_threshold({}, target);  // read now, not after the run
+  } catch (const Error& e) {
+    throw UsageError(std::string("--threshold: ") + e.what());
+  }
+  if (!args.value("threshold").empty() && target.empty()) {
+    threshold = static_cast<float>(args.real("threshold", 0.0, 1.0));
+  }
   set_num_threads(threads_option(args));
 
   // The model of the given index, unless told otherwise (check_model refuses a mismatch).
@@ -109,7 +129,9 @@ int run_link(int argc, char** argv, int first) {
   const auto model = index::AddressModel::load(model_dir, precision_option(args), args.value("head"),
                                                args.value("parser"), args.value("aliases"));
   const std::vector<AddressRow> left = read_table(args.value("left"), on_error, *model);
-  OutputFile file(args.value("out") == "-" ? "" : args.value("out"));
+  std::vector<dedup::LabelledPair> labelled;
+  if (!args.value("eval").empty()) labelled = read_labelled_pairs(args.value("eval"), *model, "link");
+  OutputFile file(args.value("out") == "-" ? "" : args.value("out")), curve_file(args.value("curve"));
   std::ostream& out = file.wanted() ? file.stream : std::cout;
 
   Progress progress("link", "addresses");
@@ -121,8 +143,34 @@ int run_link(int argc, char** argv, int first) {
   std::vector<std::string> texts;
   for (const auto& row : left) texts.push_back(row.text);
   progress.phase("link", texts.size());
-  const auto matches = link::link_addresses(searcher, texts, options, [&](std::size_t done) { progress.set_done(done); });
+  auto matches = link::link_addresses(searcher, texts, options, [&](std::size_t done) { progress.set_done(done); });
   progress.finish();
+
+  // Evaluation reads normalized texts, as the labels are read.
+  std::vector<std::vector<link::ProposedLink>> proposed(left.size());
+  std::vector<std::string> left_texts, right_texts;
+  if (!labelled.empty()) {
+    for (std::size_t i = 0; i < left.size(); ++i) {
+      left_texts.push_back(model->normalize(left[i].text));
+      for (const auto& [record, m] : matches[i]) {
+        proposed[i].push_back({left_texts.back(), std::string(ix.normalized(record)), m.p_exact_match});
+      }
+    }
+    for (std::size_t r = 0; r < ix.size(); ++r) right_texts.emplace_back(ix.normalized(r));
+  }
+  std::vector<dedup::ThresholdPoint> curve;
+  if (!labelled.empty()) {
+    curve = link::link_curve(proposed, left_texts, right_texts, labelled, dedup::threshold_grid());
+    if (!target.empty()) {
+      threshold = dedup::choose_threshold(curve, target);
+      if (!threshold) throw Error("no threshold from 0.05 to 0.95 reaches " + target + " on " + args.value("eval"));
+    }
+  }
+  if (threshold) {
+    for (auto& found : matches) {
+      std::erase_if(found, [&](const link::LinkMatch& m) { return m.match.p_exact_match < *threshold; });
+    }
+  }
 
   const bool ranked = options.k > 1;
   out << kHeader << (ranked ? "\trank\n" : "\n");
@@ -147,8 +195,29 @@ int run_link(int argc, char** argv, int first) {
     }
   }
   if (!out.flush()) throw Error((file.wanted() ? args.value("out") : "standard output") + ": write failed");
-  std::fprintf(stderr, "geoalign link: %zu left rows, %zu right rows; %zu linked, %zu without a match; %.1f s\n",
-               left.size(), ix.size(), linked, left.size() - linked, progress.seconds());
+  std::fprintf(stderr, "geoalign link: %zu left rows, %zu right rows; %zu linked, %zu without a match%s; %.1f s\n",
+               left.size(), ix.size(), linked, left.size() - linked,
+               threshold ? (" at P(exact_match) >= " + std::to_string(*threshold).substr(0, 4) +
+                            (target.empty() ? "" : " (" + target + " on the labels)"))
+                               .c_str()
+                         : "",
+               progress.seconds());
+  if (!labelled.empty()) {
+    std::fprintf(stderr, "geoalign link: pairwise quality by P(exact_match) threshold against %s (* the one used):\n%s",
+                 args.value("eval").c_str(), dedup::threshold_table(curve, threshold.value_or(-1.0f)).c_str());
+    if (curve_file.wanted()) {
+      curve_file.stream << dedup::threshold_chart_svg(curve, threshold, "geoalign link: " + args.value("eval"));
+      if (!curve_file.stream.flush()) throw Error(args.value("curve") + ": write failed");
+    }
+    const link::LinkEvaluation e =
+        link::evaluate_links(proposed, left_texts, right_texts, labelled, threshold.value_or(0.0f));
+    std::fprintf(stderr,
+                 "geoalign link: against %s: top-1 accuracy %.4f (%zu of %zu left rows with a labelled match); "
+                 "precision %.4f recall %.4f F1 %.4f (TP %zu FP %zu FN %zu); %zu labelled pairs not in the tables\n",
+                 args.value("eval").c_str(), e.top1_accuracy(), e.best_is_a_match, e.with_a_match, e.pairs.precision(),
+                 e.pairs.recall(), e.pairs.f1(), e.pairs.true_positives, e.pairs.false_positives,
+                 e.pairs.false_negatives, e.pairs.not_in_input);
+  }
   return 0;
 }
 

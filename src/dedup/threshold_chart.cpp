@@ -20,7 +20,8 @@ std::string threshold_table(std::span<const ThresholdPoint> curve, float used, s
   return out;
 }
 
-std::string threshold_chart_svg(std::span<const ThresholdPoint> curve, float used, const std::string& title) {
+std::string threshold_chart_svg(std::span<const ThresholdPoint> curve, std::optional<float> used,
+                                const std::string& title) {
   const double width = 760, height = 420, left = 70, right = 150, top = 50, bottom = 60;
   const double plot_w = width - left - right, plot_h = height - top - bottom;
   auto x = [&](double t) { return left + plot_w * t; };
@@ -61,10 +62,12 @@ std::string threshold_chart_svg(std::span<const ThresholdPoint> curve, float use
                   left + plot_w + 15, left + plot_w + 40, ly, ly, series[s].colour);
     out += format(R"svg(<text x="%.0f" y="%.0f">%s</text>)svg", left + plot_w + 46, ly + 4, series[s].name);
   }
-  out += format(R"svg(<line x1="%.1f" x2="%.1f" y1="%.0f" y2="%.0f" stroke="#555" stroke-dasharray="4 3"/>)svg", x(used),
-                x(used), top, top + plot_h);
-  out += format(R"svg(<text x="%.1f" y="%.0f" text-anchor="middle" fill="#555">%.2f used</text>)svg", x(used), top - 6,
-                static_cast<double>(used));
+  if (used) {
+    out += format(R"svg(<line x1="%.1f" x2="%.1f" y1="%.0f" y2="%.0f" stroke="#555" stroke-dasharray="4 3"/>)svg",
+                  x(*used), x(*used), top, top + plot_h);
+    out += format(R"svg(<text x="%.1f" y="%.0f" text-anchor="middle" fill="#555">%.2f used</text>)svg", x(*used), top - 6,
+                  static_cast<double>(*used));
+  }
   out += format(R"svg(<text x="%.0f" y="%.0f" text-anchor="middle">threshold (mean link to merge)</text>)svg",
                 left + plot_w / 2, height - 15);
   out += "</svg>\n";

@@ -13,7 +13,8 @@ namespace geoalign::dedup {
 std::string threshold_table(std::span<const ThresholdPoint> curve, float used, std::optional<float> chosen = {});
 
 // The curve as an SVG chart: precision, recall and F1 against the threshold, with a line
-// at the threshold used.
-std::string threshold_chart_svg(std::span<const ThresholdPoint> curve, float used, const std::string& title);
+// at the threshold used, when one was.
+std::string threshold_chart_svg(std::span<const ThresholdPoint> curve, std::optional<float> used,
+                                const std::string& title);
 
 }  // namespace geoalign::dedup
