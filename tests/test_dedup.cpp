@@ -266,6 +266,41 @@ TEST(Dedup, ScoreSearchAndDedupShareOneRerankPath) {
 
 // Which of two addresses came first in the file must not decide whether they merge: dedup
 // reads pairs in the symmetric reading.
+// Search and dedup with --head match: the cross-encoder and the match head read a pair as
+// Matcher does, in the symmetric reading (one encoder pass: the head reads canonical
+// order) and read as given.
+TEST(Dedup, TheMatchHeadPathIsMatchersInEitherReading) {
+  const auto dir = source_dir() / "models/default";
+  const auto model = index::AddressModel::load(dir, Precision::FP32, "match");
+  ASSERT_FALSE(model->fast_pairs());
+  const std::vector<std::string> texts = {"杭州市西湖区文三路478号华星科技大厦", "文三路478号华星大厦",
+                                          "北京市海淀区中关村大街27号"};
+  std::vector<index::Address> addresses;
+  for (const auto& t : texts) addresses.push_back(model->prepare(model->normalize(t)));
+  const std::vector<std::pair<const index::Address*, const index::Address*>> pairs = {
+      {&addresses[0], &addresses[1]}, {&addresses[1], &addresses[0]}, {&addresses[0], &addresses[2]}};
+  const std::vector<AddressPair> as_text = {{texts[0], texts[1]}, {texts[1], texts[0]}, {texts[0], texts[2]}};
+  for (const PairReading reading : {PairReading::Symmetric, PairReading::Ordered}) {
+    // The ordered reading of the folder's one match head (not the ordered head beside it).
+    TempDir one_head;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      if (entry.path().filename() != match::MatchHead::kOrderedFileName) {
+        std::filesystem::create_symlink(entry.path(), one_head / entry.path().filename());
+      }
+    }
+    MatcherOptions options;
+    options.precision = Precision::FP32;
+    options.reading = reading;
+    const auto want = Matcher::load(one_head.path(), options).score(as_text);
+    const auto got = model->score(pairs, reading);
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      EXPECT_EQ(got[i].label, want[i].label) << i;
+      for (std::size_t k = 0; k < 3; ++k) EXPECT_NEAR(got[i].probabilities[k], want[i].probabilities[k], 1e-5) << i;
+    }
+    if (reading == PairReading::Symmetric) EXPECT_EQ(got[0].probabilities, got[1].probabilities);
+  }
+}
+
 TEST(Dedup, ClustersDoNotDependOnRowOrder) {
   const auto model = index::AddressModel::load(source_dir() / "models/default", Precision::FP32);
   const std::vector<std::string> rows = {

@@ -141,9 +141,10 @@ std::vector<MatchResult> AddressModel::score(std::span<const std::pair<const Add
     return rerank_->score(parsed, reading);
   }
   // The cross-encoder reads one order per input: the symmetric reading runs both and
-  // decides over their mean.
+  // decides over their mean, unless the match head reads pairs in canonical order, whose
+  // symmetric reading needs one encoder pass (runtime::PairScorer::decide).
   scorer_.require_classifier();
-  const bool both = reading == PairReading::Symmetric;
+  const bool both = reading == PairReading::Symmetric && !scorer_.reads_canonical_order();
   std::vector<AddressPair> texts;
   texts.reserve(both ? 2 * pairs.size() : pairs.size());
   for (const auto& [a, b] : pairs) texts.push_back({a->text, b->text});
@@ -157,7 +158,7 @@ std::vector<MatchResult> AddressModel::score(std::span<const std::pair<const Add
   {
     std::lock_guard lock(mutex_);
     runtime::for_each_length_batch(inputs, kBatchSize, [&](auto batch, std::span<const std::size_t> slots) {
-      scorer_.classify(batch, workspace_, batch_results);
+      scorer_.classify(batch, workspace_, batch_results, nullptr, nullptr, reading);
       for (std::size_t k = 0; k < slots.size(); ++k) results[slots[k]] = std::move(batch_results[k]);
     });
   }

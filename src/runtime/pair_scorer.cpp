@@ -107,16 +107,17 @@ void PairScorer::encoder_probabilities(std::span<const text::EncodedInput* const
 
 void PairScorer::classify(std::span<const text::EncodedInput* const> inputs, model::BertModel::Workspace& ws,
                           std::vector<MatchResult>& results, model::StageTimer* timer,
-                          std::vector<float>* encoder) const {
+                          std::vector<float>* encoder, std::optional<PairReading> reading) const {
   Tensor probabilities;
   encoder_probabilities(inputs, ws, probabilities, timer);
   std::vector<float> encoder_host = probabilities.to_vector();
-  decide(inputs, encoder_host, results, timer);
+  decide(inputs, encoder_host, results, timer, reading);
   if (encoder) *encoder = std::move(encoder_host);
 }
 
 void PairScorer::decide(std::span<const text::EncodedInput* const> inputs, std::span<const float> encoder,
-                        std::vector<MatchResult>& results, model::StageTimer* timer) const {
+                        std::vector<MatchResult>& results, model::StageTimer* timer,
+                        std::optional<PairReading> reading) const {
   const std::size_t n = labels().size();
   if (encoder.size() != inputs.size() * n) {
     throw Error("expected " + std::to_string(inputs.size() * n) + " encoder probabilities, got " +
@@ -148,7 +149,7 @@ void PairScorer::decide(std::span<const text::EncodedInput* const> inputs, std::
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     const float* kept = as_read.data() + k * n;
     const float* other = reversed.data() + k * n;
-    if (reading() == PairReading::Symmetric) {
+    if (reading.value_or(this->reading()) == PairReading::Symmetric) {
       results.push_back(folder_.roles.decide_both_orders(labels(), kept, other, inputs[k]->same_text));
     } else {
       results.push_back(folder_.roles.decide(labels(), inputs[k]->order_swapped ? other : kept, inputs[k]->same_text));

@@ -65,13 +65,15 @@ class PairScorer {
   // them (in reading(), for a head trained in canonical order), then the label
   // (model::LabelRoles::decide: a pair of one text is exact_match with P = 1, the engine's
   // rule, not a front end's).
+  // `reading` overrides the folder's for these pairs (search and dedup pass theirs).
   void decide(std::span<const text::EncodedInput* const> inputs, std::span<const float> encoder,
-              std::vector<MatchResult>& results, model::StageTimer* timer = nullptr) const;
+              std::vector<MatchResult>& results, model::StageTimer* timer = nullptr,
+              std::optional<PairReading> reading = std::nullopt) const;
   // Final results: the encoder, then decide().
   // `encoder`, when given, receives the encoder's probabilities [n, labels] as well.
   void classify(std::span<const text::EncodedInput* const> inputs, model::BertModel::Workspace& ws,
                 std::vector<MatchResult>& results, model::StageTimer* timer = nullptr,
-                std::vector<float>* encoder = nullptr) const;
+                std::vector<float>* encoder = nullptr, std::optional<PairReading> reading = std::nullopt) const;
   // One vector per input, through `head` (by default the folder's own embedding head).
   void embed(std::span<const text::EncodedInput* const> inputs, model::BertModel::Workspace& ws,
              std::vector<std::vector<float>>& vectors, const model::EmbeddingHead* head = nullptr) const;
