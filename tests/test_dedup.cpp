@@ -297,7 +297,9 @@ TEST(Dedup, TheMatchHeadPathIsMatchersInEitherReading) {
       EXPECT_EQ(got[i].label, want[i].label) << i;
       for (std::size_t k = 0; k < 3; ++k) EXPECT_NEAR(got[i].probabilities[k], want[i].probabilities[k], 1e-5) << i;
     }
-    if (reading == PairReading::Symmetric) EXPECT_EQ(got[0].probabilities, got[1].probabilities);
+    if (reading == PairReading::Symmetric) {
+      EXPECT_EQ(got[0].probabilities, got[1].probabilities);
+    }
   }
 }
 

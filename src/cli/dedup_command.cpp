@@ -73,7 +73,7 @@ int run_dedup(int argc, char** argv, int first) {
              {"explain", true, "write every scored pair inside a cluster to this TSV, with what joined it: its own link at the threshold (own_link) or average linkage through the cluster's other members (average_linkage)", ""},
              {"scored-pairs", true, "write every scored pair, with its link and whether it ended in one cluster, to this TSV", ""},
              {"eval", true, "labelled pairs (addr1<TAB>addr2<TAB>label): report pairwise precision, recall, F1, and their curve over thresholds 0.05-0.95", ""},
-             {"curve", true, "with --eval: write the curve as an SVG chart to this file", ""},
+             kCurveOption,
              kPairScorerOption,
              kParserOption,
              kAliasesOption,
@@ -97,18 +97,10 @@ int run_dedup(int argc, char** argv, int first) {
   options.neighbours = static_cast<std::size_t>(args.integer("neighbours", 1, static_cast<long>(dedup::kMaxNeighbours)));
   options.exhaustive_check = args.flag("exhaustive-check");
   if (!args.value("missed").empty() && !options.exhaustive_check) throw Error("--missed needs --exhaustive-check");
-  const std::string target = dedup::is_threshold_target(args.value("threshold")) ? args.value("threshold") : "";
-  if (!target.empty() && args.value("eval").empty()) {
-    throw UsageError("--threshold " + target + " is chosen on labelled pairs: give them with --eval");
-  }
-  try {
-    if (!target.empty()) dedup::choose_threshold({}, target);  // read now, not after the run
-  } catch (const Error& e) {
-    throw UsageError(std::string("--threshold: ") + e.what());
-  }
-  if (!args.value("curve").empty() && args.value("eval").empty()) throw UsageError("--curve needs --eval");
-  if (!args.value("threshold").empty() && target.empty()) {
-    options.threshold = static_cast<float>(args.real("threshold", 0.0, 1.0));  // a number, nothing after it
+  const ThresholdOption threshold = threshold_option(args);
+  const std::string& target = threshold.target;
+  if (threshold.value) {
+    options.threshold = threshold.value;
     if (!(*options.threshold > 0.0f)) throw UsageError("--threshold must be in (0, 1]");  // 1e-50 is 0 as a float
   }
   set_num_threads(threads_option(args));
@@ -142,11 +134,7 @@ int run_dedup(int argc, char** argv, int first) {
   if (!labelled.empty()) {
     callbacks.begin("curve", 0);
     curve = dedup::threshold_curve(*model, r, labelled, dedup::threshold_grid());
-    if (!target.empty()) {
-      const auto chosen = dedup::choose_threshold(curve, target);
-      if (!chosen) throw Error("no threshold from 0.05 to 0.95 reaches " + target + " on " + args.value("eval"));
-      dedup::cluster_again(*model, r, *chosen);
-    }
+    if (!target.empty()) dedup::cluster_again(*model, r, threshold.chosen_on(curve, args.value("eval")));
   }
   const std::string step_times = steps.summary();
   progress.finish();

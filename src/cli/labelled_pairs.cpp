@@ -58,4 +58,31 @@ std::vector<dedup::LabelledPair> read_labelled_pairs(const std::string& path, co
   return out;
 }
 
+const Args::Option kCurveOption = {"curve", true, "with --eval: write the curve as an SVG chart to this file", ""};
+
+ThresholdOption threshold_option(const Args& args) {
+  ThresholdOption t;
+  const std::string& given = args.value("threshold");
+  if (!args.value("curve").empty() && args.value("eval").empty()) throw UsageError("--curve needs --eval");
+  if (given.empty()) return t;
+  if (!dedup::is_threshold_target(given)) {
+    t.value = static_cast<float>(args.real("threshold", 0.0, 1.0));  // a number, nothing after it
+    return t;
+  }
+  if (args.value("eval").empty()) throw UsageError("--threshold " + given + " is chosen on labelled pairs: give them with --eval");
+  try {
+    dedup::choose_threshold({}, given);  // read now, not after the run
+  } catch (const Error& e) {
+    throw UsageError(std::string("--threshold: ") + e.what());
+  }
+  t.target = given;
+  return t;
+}
+
+float ThresholdOption::chosen_on(std::span<const dedup::ThresholdPoint> curve, const std::string& labels_file) const {
+  const auto chosen = dedup::choose_threshold(curve, target);
+  if (!chosen) throw Error("no threshold from 0.05 to 0.95 reaches " + target + " on " + labels_file);
+  return *chosen;
+}
+
 }  // namespace geoalign::cli

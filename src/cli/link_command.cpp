@@ -70,7 +70,7 @@ int run_link(int argc, char** argv, int first) {
              {"region", true, "only right rows in this province, city or district (北京市, 深圳市南山区)", ""},
              {"threshold", true, "a match also needs P(exact_match) at least this; with --eval also best-f1, precision>=X or recall>=X, chosen on the labels' curve", ""},
              {"eval", true, "labelled pairs (left address<TAB>right address<TAB>label): report top-1 accuracy, and pairwise precision, recall and F1 over P(exact_match) thresholds 0.05-0.95", ""},
-             {"curve", true, "with --eval: write the curve as an SVG chart to this file", ""},
+             kCurveOption,
              kOrderedOption,
              kModelOption,
              kPairScorerOption,
@@ -101,20 +101,9 @@ int run_link(int argc, char** argv, int first) {
   options.search.candidates = static_cast<std::size_t>(args.integer("candidates", 1, 100000));
   if (options.search.rerank < options.k) throw UsageError("--rerank must be at least --k: every match is a rescored candidate");
   if (args.flag("ordered")) options.search.reading = PairReading::Ordered;
-  const std::string target = dedup::is_threshold_target(args.value("threshold")) ? args.value("threshold") : "";
-  if (!target.empty() && args.value("eval").empty()) {
-    throw UsageError("--threshold " + target + " is chosen on labelled pairs: give them with --eval");
-  }
-  if (!args.value("curve").empty() && args.value("eval").empty()) throw UsageError("--curve needs --eval");
-  std::optional<float> threshold;
-  try {
-    if (!target.empty()) dedup::choose_threshold({}, target);  // read now, not after the run
-  } catch (const Error& e) {
-    throw UsageError(std::string("--threshold: ") + e.what());
-  }
-  if (!args.value("threshold").empty() && target.empty()) {
-    threshold = static_cast<float>(args.real("threshold", 0.0, 1.0));
-  }
+  const ThresholdOption threshold_given = threshold_option(args);
+  const std::string& target = threshold_given.target;
+  std::optional<float> threshold = threshold_given.value;
   set_num_threads(threads_option(args));
 
   // The model of the given index, unless told otherwise (check_model refuses a mismatch).
@@ -161,10 +150,7 @@ int run_link(int argc, char** argv, int first) {
   std::vector<dedup::ThresholdPoint> curve;
   if (!labelled.empty()) {
     curve = link::link_curve(proposed, left_texts, right_texts, labelled, dedup::threshold_grid());
-    if (!target.empty()) {
-      threshold = dedup::choose_threshold(curve, target);
-      if (!threshold) throw Error("no threshold from 0.05 to 0.95 reaches " + target + " on " + args.value("eval"));
-    }
+    if (!target.empty()) threshold = threshold_given.chosen_on(curve, args.value("eval"));
   }
   if (threshold) {
     for (auto& found : matches) {
@@ -204,7 +190,7 @@ int run_link(int argc, char** argv, int first) {
                progress.seconds());
   if (!labelled.empty()) {
     std::fprintf(stderr, "geoalign link: pairwise quality by P(exact_match) threshold against %s (* the one used):\n%s",
-                 args.value("eval").c_str(), dedup::threshold_table(curve, threshold.value_or(-1.0f)).c_str());
+                 args.value("eval").c_str(), dedup::threshold_table(curve, threshold).c_str());
     if (curve_file.wanted()) {
       curve_file.stream << dedup::threshold_chart_svg(curve, threshold, "geoalign link: " + args.value("eval"));
       if (!curve_file.stream.flush()) throw Error(args.value("curve") + ": write failed");

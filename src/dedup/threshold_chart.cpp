@@ -8,13 +8,12 @@ namespace geoalign::dedup {
 
 using svg::format;
 
-std::string threshold_table(std::span<const ThresholdPoint> curve, float used, std::optional<float> chosen) {
+std::string threshold_table(std::span<const ThresholdPoint> curve, std::optional<float> used) {
   std::string out = format("%-11s %9s %9s %9s %9s %9s %9s\n", "threshold", "precision", "recall", "F1", "TP", "FP", "FN");
   for (const auto& p : curve) {
-    const bool is_used = std::abs(p.threshold - used) < 1e-6f;
-    const bool is_chosen = chosen && std::abs(p.threshold - *chosen) < 1e-6f;
+    const bool is_used = used && std::abs(p.threshold - *used) < 1e-6f;
     out += format("%5.2f %-5s %9.4f %9.4f %9.4f %9zu %9zu %9zu\n", static_cast<double>(p.threshold),
-                  is_used ? "*" : is_chosen ? "<" : "", p.scores.precision(), p.scores.recall(), p.scores.f1(),
+                  is_used ? "*" : "", p.scores.precision(), p.scores.recall(), p.scores.f1(),
                   p.scores.true_positives, p.scores.false_positives, p.scores.false_negatives);
   }
   return out;

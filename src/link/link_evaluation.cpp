@@ -1,6 +1,7 @@
 #include "link/link_evaluation.h"
 
 #include <map>
+#include <set>
 #include <unordered_set>
 #include <utility>
 
@@ -23,16 +24,16 @@ LinkEvaluation evaluate_links(std::span<const std::vector<ProposedLink>> links, 
       ++e.pairs.not_in_input;
     }
   }
-  std::map<std::string, bool> has_a_match;  // by left text
+  std::set<std::string> has_a_match;  // left texts
   for (const auto& [pair, match] : labelled) {
-    if (match) has_a_match[pair.first] = true;
+    if (match) has_a_match.insert(pair.first);
   }
-  std::map<std::pair<std::string, std::string>, bool> proposed;
+  std::set<std::pair<std::string, std::string>> proposed;
   for (std::size_t i = 0; i < links.size(); ++i) {
     bool best = true;
     for (const auto& link : links[i]) {
       if (link.p_exact < min_p_exact) continue;
-      proposed.emplace(std::pair{link.left, link.right}, true);
+      proposed.emplace(link.left, link.right);
       if (best && has_a_match.count(link.left)) {
         const auto it = labelled.find({link.left, link.right});
         e.best_is_a_match += it != labelled.end() && it->second;
