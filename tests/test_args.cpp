@@ -19,6 +19,15 @@ TEST(Args, ListSplitsAtCommasAndKeepsTheDefault) {
   EXPECT_EQ(parsed({"--sizes=a,b,c"}).list("sizes"), (std::vector<std::string>{"a", "b", "c"}));
 }
 
+// A repeatable option (serve --api-key) keeps every value in order; value() is the last.
+TEST(Args, AllKeepsEveryValueOfARepeatedOption) {
+  const auto args = parsed({"--sizes", "a", "--verbose", "--sizes=b,c", "--sizes", "d"});
+  EXPECT_EQ(args.all("sizes"), (std::vector<std::string>{"a", "b,c", "d"}));
+  EXPECT_EQ(args.value("sizes"), "d");
+  EXPECT_TRUE(parsed({}).all("sizes").empty());
+  EXPECT_THROW(parsed({}).all("nosuch"), UsageError);
+}
+
 // bench takes no file: `bench pairs.tsv` must not run on the built-in pairs as if asked to.
 TEST(Args, AWordBesidesOptionsIsRefusedWhereTheCommandTakesNone) {
   try {

@@ -51,12 +51,19 @@ void Args::parse(int argc, char** argv, int first) {
     } else {
       throw UsageError("--" + name + " needs a value");
     }
+    if (option.takes_value) every_value_[name].push_back(values_[name]);
   }
 }
 
 bool Args::flag(const std::string& name) const {
   find(name);  // a misspelt name is a bug, as it is for value()
   return values_.count(name) != 0;
+}
+
+std::vector<std::string> Args::all(const std::string& name) const {
+  find(name);
+  const auto it = every_value_.find(name);
+  return it != every_value_.end() ? it->second : std::vector<std::string>{};
 }
 
 std::string Args::value(const std::string& name) const {

@@ -27,6 +27,8 @@ class Args {
   bool flag(const std::string& name) const;
   std::string value(const std::string& name) const;  // the given value or the default
   bool given(const std::string& name) const { return values_.count(name) > 0; }
+  // Every value given to a repeatable option, in order (value() is the last of them).
+  std::vector<std::string> all(const std::string& name) const;
   long integer(const std::string& name, long min, long max) const;
   double real(const std::string& name, double min, double max) const;
   // The value split at commas; an empty value or an empty item ("1,,4", "1,4,") is a usage error.
@@ -43,6 +45,7 @@ class Args {
   std::vector<Option> options_;
   std::string positional_help_;
   std::map<std::string, std::string> values_;
+  std::map<std::string, std::vector<std::string>> every_value_;
   std::vector<std::string> positional_;
 };
 

@@ -77,14 +77,16 @@ int run_loadtest(int argc, char** argv, int first) {
              {"warmup", true, "unmeasured time before each level", "1s"},
              {"input", true, "pairs to send, one per request, round robin", "examples/sample_pairs.tsv"},
              {"csv", true, "also write the figures as CSV", ""},
-             {"chart", true, "SVG chart of throughput and p99 per level", "loadtest.svg"}},
+             {"chart", true, "SVG chart of throughput and p99 per level", "loadtest.svg"},
+             {"api-key", true, "a key of the server's (serve --api-key), sent as Authorization: Bearer KEY", ""}},
             "");
   args.parse(argc, argv, first);
   if (args.flag("help")) {
     std::cout << args.usage();
     return 0;
   }
-  const auto target = loadtest::Target::parse(args.value("url"));
+  auto target = loadtest::Target::parse(args.value("url"));
+  target.api_key = args.value("api-key");
   loadtest::LoadOptions base;
   base.duration = parse_duration("duration", args.value("duration"), std::chrono::milliseconds(1));
   base.warmup = parse_duration("warmup", args.value("warmup"), std::chrono::milliseconds(0));

@@ -1,5 +1,6 @@
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -17,6 +18,7 @@
 #include "model/model_folder.h"
 #include "model/precision.h"
 #include "serve/http_server.h"
+#include "serve/routes.h"
 #include "serve/search_kind.h"
 #include "text/excerpt.h"
 
@@ -59,6 +61,35 @@ void warm_up(runtime::Batcher& batcher, const serve::SearchKind* search) {
   if (search) run_to_end(batcher, search->make_request({"浙江省杭州市西湖区文三路478号"}, {}));
 }
 
+// --api-key, --api-keys-file, --open-endpoints and --cors-allow-origin. A key is never
+// echoed in an error.
+void read_access_options(const Args& args, serve::ServerOptions& options) {
+  const std::vector<std::string> keys = args.all("api-key");
+  const std::string keys_file = args.value("api-keys-file");
+  if (!keys.empty() || !keys_file.empty()) options.api_keys = std::make_shared<serve::ApiKeys>(keys, keys_file);
+  options.open_groups.clear();
+  if (args.value("open-endpoints") != "none") {
+    const auto openable = serve::openable_access_groups();
+    for (const std::string& group : args.list("open-endpoints")) {
+      if (std::find(openable.begin(), openable.end(), group) == openable.end()) {
+        throw UsageError("--open-endpoints: unknown group \"" + text::excerpt(group) +
+                         "\" (health, metadata, metrics, openapi, playground, or none)");
+      }
+      options.open_groups.insert(group);
+    }
+  }
+  if (args.given("open-endpoints") && !options.api_keys) {
+    throw UsageError("--open-endpoints says which endpoints need no API key: give --api-key or --api-keys-file too");
+  }
+  std::vector<std::string> origins;
+  for (const std::string& origin : args.all("cors-allow-origin")) origins.push_back(origin);
+  try {
+    options.cors = serve::CorsPolicy(std::move(origins));
+  } catch (const Error& e) {
+    throw UsageError(e.what());
+  }
+}
+
 }  // namespace
 
 int run_serve(int argc, char** argv, int first) {
@@ -94,6 +125,18 @@ int run_serve(int argc, char** argv, int first) {
               "auto: the model's threads each on a core of their own when they are one per core this process may "
               "use; on: also with fewer threads (under taskset); off: the scheduler places them",
               "auto"},
+             {"api-key", true,
+              "a key requests must send as Authorization: Bearer KEY (repeatable); without any key, none is needed",
+              ""},
+             {"api-keys-file", true, "a file of keys, one per line (# comments), read again on SIGHUP", ""},
+             {"open-endpoints", true,
+              "with keys: the groups of endpoints answered without one (health, metadata, metrics, openapi, "
+              "playground, comma-separated, or none)",
+              "health"},
+             {"cors-allow-origin", true,
+              "a web page origin (scheme://host[:port]) whose scripts may call the server, or * for any "
+              "(repeatable); without it browsers keep other origins' pages from reading answers",
+              ""},
              kPrecisionOption,
              kDeviceOption,
              kParserOption,
@@ -140,6 +183,7 @@ int run_serve(int argc, char** argv, int first) {
   server_options.max_connections = static_cast<std::size_t>(args.integer("max-connections", 0, 1 << 24));
   server_options.max_unread_bytes = static_cast<std::size_t>(args.integer("max-unread-bytes", 0, 1L << 40));
   server_options.json_workers_idle = batching.after_threads_idle;
+  read_access_options(args, server_options);
   // Warm-up sends one full batch; a queue that cannot hold one would leave a server
   // that never becomes ready.
   if (batching.max_queue < batching.max_batch_size) {
@@ -171,6 +215,15 @@ int run_serve(int argc, char** argv, int first) {
   serve::Server server(scorer, batcher, metrics, server_options, search.get());
   const std::uint16_t port = server.listen();
   std::fprintf(stderr, "geoalign serve: listening on http://%s:%u (warming up)\n", server_options.host.c_str(), port);
+  if (server_options.api_keys) {
+    std::string open;
+    for (const auto& group : server_options.open_groups) open += (open.empty() ? "" : ", ") + group;
+    std::fprintf(stderr, "geoalign serve: %zu API keys; answered without one: %s\n", server_options.api_keys->size(),
+                 open.empty() ? "nothing" : open.c_str());
+  } else if (server_options.host != "127.0.0.1" && server_options.host != "localhost" && server_options.host != "::1") {
+    std::fprintf(stderr, "geoalign serve: no API key set: anyone who reaches %s:%u can use this server "
+                 "(--api-key or --api-keys-file)\n", server_options.host.c_str(), port);
+  }
 
   // A server that cannot warm up would answer 503 for ever: stop it instead.
   std::atomic<bool> warm_up_failed{false}, serving_ended{false};

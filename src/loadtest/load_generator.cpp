@@ -167,6 +167,7 @@ void Connection::send(Clock::time_point scheduled) {
   request_ = {http::verb::post, run_.target().path, 11};
   request_.set(http::field::host, run_.target().host);
   request_.set(http::field::content_type, "application/json");
+  if (!run_.target().api_key.empty()) request_.set(http::field::authorization, "Bearer " + run_.target().api_key);
   request_.keep_alive(true);
   request_.body() = run_.next_body();
   request_.prepare_payload();

@@ -12,6 +12,7 @@ struct Target {
   std::string host;
   std::string port;
   std::string path;
+  std::string api_key;  // sent as Authorization: Bearer KEY when not empty (serve --api-key)
   static Target parse(const std::string& url);  // http://host:port/path
 };
 

@@ -256,6 +256,14 @@ class Session : public std::enable_shared_from_this<Session> {
     const Route* route = find_route(target);
     target_ = route == nullptr ? "other" : route->metrics_label;
     if (route == nullptr) return respond_error({404, "not_found", "no such endpoint: " + target});
+    // A browser asks before a cross-origin call (a preflight, never with the API key).
+    if (request_.method() == http::verb::options && server_.options.cors.enabled()) return preflight(*route);
+    if (!authorized(*route)) {
+      ++server_.metrics.unauthorized;
+      return respond_error({401, "unauthorized",
+                            "this endpoint needs an API key: send the header Authorization: Bearer KEY"},
+                           false, {{"WWW-Authenticate", "Bearer"}});
+    }
     if (route->endpoint == Endpoint::Search && server_.search == nullptr) {
       return respond_error({404, "not_found", "/v1/search needs an index: start the server with --index DIR"});
     }
@@ -494,6 +502,24 @@ class Session : public std::enable_shared_from_this<Session> {
                   {{"Allow", allow}});
   }
 
+  // Whether the request may use `route`: always without API keys; with them, when the
+  // route's group is open or the request carries one of the keys.
+  bool authorized(const Route& route) const {
+    const auto& keys = server_.options.api_keys;
+    if (!keys || server_.options.open_groups.contains(std::string(route_access_group(route.id)))) return true;
+    const auto field = request_.find(http::field::authorization);
+    return field != request_.end() && keys->admits(std::string_view(field->value().data(), field->value().size()));
+  }
+
+  void preflight(const Route& route) {
+    const auto origin = request_[http::field::origin];
+    const auto asked = request_[http::field::access_control_request_method];
+    const auto headers = server_.options.cors.preflight(std::string_view(origin.data(), origin.size()),
+                                                        std::string_view(asked.data(), asked.size()), route.method);
+    if (!headers) return not_allowed(route);
+    respond(http::status::no_content, "", "text/plain", *headers);
+  }
+
   void respond_error(const ApiError& error, bool retry_after = false, Headers headers = {}) {
     if (retry_after) headers.emplace_back("Retry-After", "1");
     respond(static_cast<http::status>(error.status), render_error(error), "application/json", headers);
@@ -510,6 +536,13 @@ class Session : public std::enable_shared_from_this<Session> {
     response->set(http::field::server, "geoalign");
     response->set(http::field::content_type, content_type);
     for (const auto& [name, value] : headers) response->set(name, value);
+    // A preflight's answer carries these already; every other answer gets them here.
+    if (status != http::status::no_content) {
+      const auto origin = request_[http::field::origin];
+      for (const auto& [name, value] : server_.options.cors.answer_headers(std::string_view(origin.data(), origin.size()))) {
+        response->set(name, value);
+      }
+    }
     response->keep_alive(keep_alive_ && !server_.draining);
     response->body() = std::move(body);
     response->prepare_payload();
@@ -693,7 +726,18 @@ void Server::Impl::watch_signals(asio::signal_set& set) {
 void Server::Impl::watch_hangups() {
   hangups.async_wait([this](beast::error_code ec, int) {
     if (ec) return;
-    std::fprintf(stderr, "geoalign serve: SIGHUP ignored (nothing to reload); SIGTERM stops the server\n");
+    if (options.api_keys && options.api_keys->reloads()) {
+      // The message names the file and a bad line's number, never a key.
+      try {
+        std::fprintf(stderr, "geoalign serve: SIGHUP: %zu API keys in use, the file read again\n",
+                     options.api_keys->reload());
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "geoalign serve: SIGHUP: %s; the %zu API keys in use stay\n", e.what(),
+                     options.api_keys->size());
+      }
+    } else {
+      std::fprintf(stderr, "geoalign serve: SIGHUP ignored (nothing to reload); SIGTERM stops the server\n");
+    }
     watch_hangups();
   });
 }

@@ -4,9 +4,12 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "runtime/batcher.h"
+#include "serve/api_keys.h"
+#include "serve/cors.h"
 #include "serve/metrics.h"
 
 namespace geoalign::serve {
@@ -40,6 +43,11 @@ struct ServerOptions {
   // The JSON workers (large bodies and answers) at the lowest priority, as
   // runtime::BatcherOptions::after_threads_idle.
   bool json_workers_idle = false;
+  // The keys a request needs (null: none), reloaded from their file on SIGHUP, and the
+  // groups of routes open without one (route_access_group in serve/routes.h).
+  std::shared_ptr<ApiKeys> api_keys;
+  std::set<std::string> open_groups = {"health"};
+  CorsPolicy cors;
 };
 
 // The HTTP front end: Boost.Beast on one asynchronous I/O thread, so thousands of

@@ -102,6 +102,9 @@ std::string Metrics::render() const {
         "Requests whose connection ended while they waited (client reset, or closed at the drain deadline); "
         "the batcher skips them.",
         hangups.load());
+  gauge("geoalign_unauthorized_requests_total", "counter",
+        "Requests answered 401: the route needs an API key (serve --api-key) and none of the keys came.",
+        unauthorized.load());
   gauge("geoalign_accept_errors_total", "counter", "Failed accepts (e.g. out of file descriptors); accepting resumes after a back-off.",
         accept_errors.load());
   out += "# HELP geoalign_connection_timeouts_total Connections closed for a timeout, by phase.\n"

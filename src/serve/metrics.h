@@ -47,6 +47,7 @@ class Metrics : public runtime::BatchObserver {
   std::atomic<std::int64_t> unread_answer_bytes{0};
   std::atomic<std::uint64_t> refused_connections{0};  // answered 503 past --max-connections
   std::atomic<std::uint64_t> hangups{0};  // requests whose connection ended while they waited
+  std::atomic<std::uint64_t> unauthorized{0};  // answered 401: no API key, or a wrong one
 
   std::string render() const;
 

@@ -26,7 +26,27 @@ constexpr std::array kRoutes{
     Route{"/v2/models/geoalign/infer", "POST", RouteId::Inference, "/v2/infer", Endpoint::KServeInfer},
 };
 
+constexpr std::array<std::string_view, 5> kOpenableGroups{"health", "metadata", "metrics", "openapi", "playground"};
+
 }  // namespace
+
+std::string_view route_access_group(RouteId id) {
+  switch (id) {
+    case RouteId::Live:
+    case RouteId::Ready:
+    case RouteId::ModelReady: return "health";
+    case RouteId::ServerMetadata:
+    case RouteId::ModelMetadata:
+    case RouteId::ModelConfig: return "metadata";
+    case RouteId::Metrics: return "metrics";
+    case RouteId::OpenApi: return "openapi";
+    case RouteId::Playground: return "playground";
+    case RouteId::Inference: return "inference";
+  }
+  return "inference";
+}
+
+std::span<const std::string_view> openable_access_groups() { return kOpenableGroups; }
 
 std::span<const Route> routes() { return kRoutes; }
 

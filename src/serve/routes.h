@@ -32,6 +32,13 @@ struct Route {
   std::optional<Endpoint> endpoint = std::nullopt;  // for RouteId::Inference
 };
 
+// Which group a route belongs to for --open-endpoints, the routes answered without an
+// API key: health (live, ready, model ready), metadata (the KServe metadata and config),
+// metrics, openapi, playground, and inference (never open when keys are set).
+std::string_view route_access_group(RouteId id);
+// The groups --open-endpoints may name.
+std::span<const std::string_view> openable_access_groups();
+
 std::span<const Route> routes();
 // The route at `target` (its path: a query string is ignored), or null.
 const Route* find_route(std::string_view target);

@@ -14,13 +14,14 @@ namespace http = beast::http;
 using tcp = boost::asio::ip::tcp;
 
 HttpResponse http_request(unsigned short port, const std::string& method, const std::string& target,
-                          const std::string& body) {
+                          const std::string& body, const std::map<std::string, std::string>& headers) {
   boost::asio::io_context io;
   beast::tcp_stream stream(io);
   stream.connect(tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port));
   http::request<http::string_body> req(http::string_to_verb(method), target, 11);
   req.set(http::field::host, "127.0.0.1");
   req.set(http::field::content_type, "application/json");
+  for (const auto& [name, value] : headers) req.set(name, value);
   req.body() = body;
   req.prepare_payload();
   http::write(stream, req);
