@@ -12,6 +12,7 @@
 #include "backend/threads.h"
 #include "runtime/batcher.h"
 #include "support/safetensors_writer.h"
+#include "support/head_files.h"
 #include "support/temp_dir.h"
 #include "text/utf8.h"
 
@@ -523,13 +524,16 @@ class FailingCompareKind final : public RequestKind {
   mutable std::set<std::thread::id> threads_;
 };
 
-// A batch of one or two pairs parses and compares them on a second core while the encoder
-// runs on one: the answers are exactly the offline ones, the parsing runs off the model's
-// thread, and a pair whose comparing fails fails its request alone.
+// With a match head that reads the encoder, a batch of one or two pairs parses and
+// compares them on a second core while the encoder runs on one: the answers are exactly
+// the offline ones, the parsing runs off the model's thread, and a pair whose comparing
+// fails fails its request alone. (The shipped head reads no encoder: there is nothing to
+// run beside, and it compares on the model's thread.)
 TEST(BatcherWithMatchHead, ASmallBatchComparesBesideTheEncoderWithTheOfflineAnswers) {
-  const auto dir = source_dir() / "models/default";
-  if (!std::filesystem::exists(dir / "match_head.json")) GTEST_SKIP() << "no shipped match head";
-  const PairScorer scorer(model::ModelFolder::load(dir));
+  if (!std::filesystem::exists(source_dir() / "models/default/match_head.json")) GTEST_SKIP() << "no shipped match head";
+  TempDir dir;
+  const PairScorer scorer(model::ModelFolder::load(default_model_whose_head_reads_the_encoder(dir, "match_head.json")));
+  ASSERT_TRUE(scorer.runs_encoder());
   // Two threads, except under ThreadSanitizer (OMP_NUM_THREADS=1 there, as libgomp's
   // uninstrumented workers give false reports): then everything runs on the model's thread.
   const char* omp = std::getenv("OMP_NUM_THREADS");

@@ -100,7 +100,9 @@ TEST(CliTermWeights, CountsAddressesAndRefusesAnEmptyInput) {
 // `geoalign features` runs the scorer's own pipeline: a noisy pair gives the clean pair's
 // row (the head is trained on what `score` computes), the label column is carried over,
 // and a folder without a match head takes its parser and term weights from options. The
-// shipped match head reads pairs in canonical order, so its rows end with order_swapped.
+// shipped match head reads pairs in canonical order, so its rows end with order_swapped,
+// and reads no encoder, so they have no encoder_p* columns (a folder without a head has
+// them, unless --without-encoder).
 TEST(CliFeatures, RowsComeFromTheScorersPipeline) {
   const std::string model = (source_dir() / "models/default").string();
   const std::string clean = "杭州市西湖区文三路478号华星科技大厦\t文三路478号华星大厦\t2\n";
@@ -110,7 +112,7 @@ TEST(CliFeatures, RowsComeFromTheScorersPipeline) {
   const auto out = lines(r.out);
   ASSERT_EQ(out.size(), 3u) << r.out;
   EXPECT_TRUE(out[0].starts_with("line\t")) << out[0];
-  EXPECT_TRUE(out[0].ends_with("\tencoder_p0\tencoder_p1\tencoder_p2\torder_swapped\trest")) << out[0];
+  EXPECT_TRUE(out[0].ends_with("\tdigits_only_in_a\torder_swapped\trest")) << out[0];
   EXPECT_TRUE(out[1].ends_with("\t1\t2")) << out[1];  // the shorter address was given second
   EXPECT_EQ(out[1].substr(out[1].find('\t')), out[2].substr(out[2].find('\t')));
   EXPECT_TRUE(out[1].ends_with("\t2")) << out[1];
@@ -121,13 +123,18 @@ TEST(CliFeatures, RowsComeFromTheScorersPipeline) {
   }
   const std::string elsewhere = " --parser " + (source_dir() / "models/default/parser").string() + " --term-weights " +
                                 (source_dir() / "models/default/term_weights.tsv").string();
-  const auto headless = run_cli("features --order canonical --model " + dir.path().string() + elsewhere, clean);
+  const auto headless =
+      run_cli("features --order canonical --without-encoder --model " + dir.path().string() + elsewhere, clean);
   ASSERT_EQ(headless.exit_code, 0) << headless.err;
   EXPECT_EQ(lines(headless.out)[1], out[1]);
+  const auto with_encoder = run_cli("features --order canonical --model " + dir.path().string() + elsewhere, clean);
+  ASSERT_EQ(with_encoder.exit_code, 0) << with_encoder.err;
+  EXPECT_TRUE(lines(with_encoder.out)[0].ends_with("\tencoder_p0\tencoder_p1\tencoder_p2\torder_swapped\trest"))
+      << lines(with_encoder.out)[0];
   // As given, the row is the same pair read the other way: another row, without the column.
   const auto given = run_cli("features --order given --model " + model, clean);
   ASSERT_EQ(given.exit_code, 0) << given.err;
-  EXPECT_TRUE(lines(given.out)[0].ends_with("\tencoder_p2\trest")) << lines(given.out)[0];
+  EXPECT_TRUE(lines(given.out)[0].ends_with("\tdigits_only_in_a\trest")) << lines(given.out)[0];
   EXPECT_NE(lines(given.out)[1], out[1]);
   EXPECT_EQ(run_cli("features --order sorted --model " + model, clean).exit_code, 2);
   const auto missing = run_cli("features --model " + dir.path().string(), clean);

@@ -17,6 +17,7 @@
 #include "model/folder_aliases.h"
 #include "runtime/rerank_scorer.h"
 #include "support/cli_run.h"
+#include "support/head_files.h"
 #include "support/temp_dir.h"
 
 namespace geoalign {
@@ -630,9 +631,7 @@ TEST(CliDedup, BadLinesAreReportedAndEitherStopOrAreSkipped) {
 // (std::terminate); it is now refused when the folder is loaded, with the file named.
 TEST(CliDedup, ARerankHeadThatReadsTheEncoderIsAnErrorNotADeadProcess) {
   TempDir dir;
-  const auto model = linked_model(dir);
-  std::filesystem::remove(model / "rerank_head.json");
-  std::filesystem::copy_file(source_dir() / "models/default/match_head.json", model / "rerank_head.json");
+  const auto model = default_model_whose_head_reads_the_encoder(dir, "rerank_head.json");
   write_file(dir / "in.tsv", "杭州市西湖区文三路478号华星科技大厦\n文三路478号华星大厦\n");
   const std::string refused = "rerank_head.json: reads the encoder's probabilities (encoder_p*)";
   const auto dedup = run_cli("dedup --model " + model.string() + " --input " + (dir / "in.tsv").string());
@@ -649,7 +648,7 @@ TEST(CliDedup, ARerankHeadThatReadsTheEncoderIsAnErrorNotADeadProcess) {
   const auto search = run_cli("search --index " + (dir / "ix").string() + " --model " + model.string(), "文三路478号\n");
   EXPECT_EQ(search.exit_code, 1) << search.err;
   EXPECT_NE(search.err.find(refused), std::string::npos) << search.err;
-  // `score` reads the match head, which may read the encoder: unaffected.
+  // `score` reads the match head, which may read the encoder (this one does not): unaffected.
   const auto score = run_cli("score --model " + model.string(), "杭州文三路478号\t文三路478号\n");
   EXPECT_EQ(score.exit_code, 0) << score.err;
 }

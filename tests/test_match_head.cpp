@@ -698,15 +698,38 @@ TEST(MatchHead, PartialEncoderFeaturesAreRejected) {
   }
 }
 
-// The scorer feeds its match head the encoder's probabilities, so a folder's
-// match_head.json must take them; a head without them loads only as a rerank head.
-TEST(MatchHead, AFoldersMatchHeadReadsTheEncoder) {
+// A folder's match head may decide from the pair features alone: the scorer then runs no
+// encoder (no "embeddings" or "head" stage is timed, no encoder probabilities are
+// returned) and the answer is the trees' over the pair features, in every front end that
+// classifies (here the scorer, `score` and Matcher).
+TEST(MatchHead, AFoldersMatchHeadWithoutTheEncoderRunsNoEncoder) {
   TempDir dir;
   const auto model = copy_fixture_model(dir);
   write_file(model / MatchHead::kFileName, head_file(pair_feature_names()).dump());
-  EXPECT_NE(load_error(model).find("name it rerank_head.json"), std::string::npos) << load_error(model);
+  ASSERT_EQ(load_error(model), "");
+  const runtime::PairScorer scorer(model::ModelFolder::load(model));
+  EXPECT_FALSE(scorer.runs_encoder());
+  EXPECT_EQ(scorer.encoder_width(), 0u);
+  const std::vector<AddressPair> pairs = {{"杭州市西湖区文三路90号", "深圳市南山区"}};
+  const auto encoded = scorer.encode_pairs(pairs);
+  std::vector<const text::EncodedInput*> inputs = {&encoded[0]};
+  model::BertModel::Workspace ws;
+  model::StageTimer timer;
+  std::vector<MatchResult> results;
+  std::vector<float> encoder = {1.0f};
+  scorer.classify(inputs, ws, results, &timer, &encoder);
+  EXPECT_TRUE(encoder.empty());
+  for (const auto& [stage, seconds] : timer.stages()) EXPECT_TRUE(stage != "embeddings" && stage != "head") << stage;
+  const double low = std::exp(-1.0) / (2 + std::exp(-1.0));
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_NEAR(results[0].p_exact_match, low, 1e-6);
+  const auto scored = run_cli("score --model " + model.string(), pairs[0].a + "\t" + pairs[0].b + "\n");
+  ASSERT_EQ(scored.exit_code, 0) << scored.err;
+  EXPECT_NE(scored.out.find(std::to_string(low)), std::string::npos) << scored.out;
+  EXPECT_NEAR(Matcher::load(model).score(pairs)[0].p_exact_match, low, 1e-6);
+  // With the encoder's probabilities among its inputs the head loads as well, and runs it.
   write_file(model / MatchHead::kFileName, head_file(with_encoder(pair_feature_names(), 3)).dump());
-  EXPECT_EQ(load_error(model), "");
+  EXPECT_TRUE(runtime::PairScorer(model::ModelFolder::load(model)).runs_encoder());
 }
 
 // A match head trained in canonical order: one tree on its last input, order_swapped, so
@@ -738,7 +761,9 @@ TEST(CanonicalOrder, BothOrdersOfAPairBecomeOne) {
     EXPECT_EQ(ab.b, ba.b);
     EXPECT_TRUE(ab.a.size() < ab.b.size() || (ab.a.size() == ab.b.size() && ab.a <= ab.b)) << ab.a << " | " << ab.b;
     EXPECT_EQ(ab.swapped, ab.a != a) << a << " | " << b;
-    if (a != b) EXPECT_NE(ab.swapped, ba.swapped);
+    if (a != b) {
+      EXPECT_NE(ab.swapped, ba.swapped);
+    }
   }
   const auto same = runtime::in_canonical_order({"文一路", "文一路"});
   EXPECT_FALSE(same.swapped);
@@ -911,7 +936,8 @@ TEST(MatchHead, StrongestInputsAreWhatTheAnswerRestsOn) {
   if (!std::filesystem::exists(dir / "match_head.json")) GTEST_SKIP() << "no shipped match head";
   const auto head = MatchHead::load(dir, 3);
   const auto features = head->comparer().features("杭州市西湖区文三路478号", "杭州市西湖区文三路90号");
-  const std::vector<float> encoder = {0.2f, 0.3f, 0.5f};
+  // The shipped head reads no encoder; one that did would get its probabilities here.
+  const std::vector<float> encoder = head->uses_encoder() ? std::vector<float>{0.2f, 0.3f, 0.5f} : std::vector<float>{};
   std::vector<float> answered(3);
   const std::span<const float> one[] = {features};
   head->probabilities(one, encoder, answered);
@@ -927,7 +953,10 @@ TEST(MatchHead, StrongestInputsAreWhatTheAnswerRestsOn) {
     const auto at = static_cast<std::size_t>(
         std::find(head->input_names().begin(), head->input_names().end(), input.name) - head->input_names().begin());
     ASSERT_LT(at, head->input_names().size()) << input.name;
-    EXPECT_EQ(input.value, at < features.size() ? features[at] : encoder[at - features.size()]) << input.name;
+    const float value = at < features.size()                  ? features[at]
+                        : at < features.size() + encoder.size() ? encoder[at - features.size()]
+                                                                : 0.0f;  // order_swapped, as given
+    EXPECT_EQ(input.value, value) << input.name;
     EXPECT_EQ(input.influence, answered[label] - reversed[at * 3 + label]) << input.name;
     if (k > 0) {
       EXPECT_GE(std::abs(strongest[k - 1].influence), std::abs(input.influence));
@@ -942,7 +971,9 @@ TEST(MatchHead, StrongestInputsAreWhatTheAnswerRestsOn) {
   }
   EXPECT_EQ(strongest_inputs(*head, features, encoder, false, label, 3).size(), 3u);
   EXPECT_NE(thrown_by([&] { strongest_inputs(*head, features, encoder, false, 3, 10); }).find("no label 3"), std::string::npos);
-  EXPECT_NE(thrown_by([&] { strongest_inputs(*head, features, {}, false, label, 10); }).find("encoder"), std::string::npos);
+  const std::vector<float> wrong_width = head->uses_encoder() ? std::vector<float>{} : std::vector<float>{0.2f, 0.3f, 0.5f};
+  EXPECT_NE(thrown_by([&] { strongest_inputs(*head, features, wrong_width, false, label, 10); }).find("encoder"),
+            std::string::npos);
 }
 
 TEST(DefaultModel, DecidesClearCases) {

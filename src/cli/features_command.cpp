@@ -20,10 +20,10 @@ constexpr std::size_t kRowsPerBatch = 64;
 
 }  // namespace
 
-// Writes what the match head sees for each pair as TSV: its pair features and the
-// encoder's class probabilities (and for a head in canonical order, the pair read in that
-// order and order_swapped), one row per pair with any extra input columns (a label)
-// carried over. It runs the scorer's own pipeline (normalization included), so a head
+// Writes what the match head sees for each pair as TSV: its pair features, the encoder's
+// class probabilities (unless the head reads none, or --without-encoder) and for a head in
+// canonical order, the pair read in that order and order_swapped; one row per pair with
+// any extra input columns (a label) carried over. It runs the scorer's own pipeline (normalization included), so a head
 // is trained on exactly what `score` and `serve` compute, and a decision can be traced.
 int run_features(int argc, char** argv, int first) {
   Args args("features",
@@ -34,6 +34,10 @@ int run_features(int argc, char** argv, int first) {
              {"order", true,
               "given (each pair as it comes) or canonical (shorter address first, as a head trained in that order "
               "reads pairs; adds the column order_swapped); default: as the folder's match head reads",
+              ""},
+             {"without-encoder", false,
+              "leave out the encoder's probabilities (and do not run it), for a head trained on the pair features "
+              "alone; a folder whose match head reads no encoder leaves them out anyway",
               ""}},
             "[FILE|-]  addr1<TAB>addr2[<TAB>label...] rows (default: standard input)");
   args.parse(argc, argv, first);
@@ -61,9 +65,10 @@ int run_features(int argc, char** argv, int first) {
   PairReader reader(file.stream(), file.name());
   model::BertModel::Workspace workspace;
 
+  const std::size_t encoder_columns = args.flag("without-encoder") ? 0 : scorer.encoder_width();
   std::cout << "line";
   for (const auto& name : match::pair_feature_names()) std::cout << '\t' << name;
-  for (std::size_t k = 0; k < scorer.labels().size(); ++k) std::cout << "\tencoder_p" << k;
+  for (std::size_t k = 0; k < encoder_columns; ++k) std::cout << "\tencoder_p" << k;
   if (scorer.reads_canonical_order()) std::cout << "\torder_swapped";
   std::cout << "\trest\n";
 
@@ -74,9 +79,12 @@ int run_features(int argc, char** argv, int first) {
     const auto encoded = scorer.encode_pairs(pairs);
     std::vector<const text::EncodedInput*> pointers;
     for (const auto& e : encoded) pointers.push_back(&e);
-    Tensor probabilities;
-    scorer.encoder_probabilities(pointers, workspace, probabilities);
-    const auto labels = static_cast<std::size_t>(probabilities.dim(1));
+    std::vector<float> probabilities;
+    if (encoder_columns > 0) {
+      Tensor on_device;
+      scorer.encoder_probabilities(pointers, workspace, on_device);
+      probabilities = on_device.to_vector();
+    }
     std::string out;
     char number[32];
     for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -88,7 +96,7 @@ int run_features(int argc, char** argv, int first) {
         out += number;
       };
       for (const float v : encoded[i].pair_features) put(v);
-      for (std::size_t k = 0; k < labels; ++k) put(probabilities.data<float>()[i * labels + k]);
+      for (std::size_t k = 0; k < encoder_columns; ++k) put(probabilities[i * encoder_columns + k]);
       if (scorer.reads_canonical_order()) out += encoded[i].order_swapped ? "\t1" : "\t0";
       out += '\t';
       out += rows[i].rest;

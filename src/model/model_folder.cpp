@@ -135,15 +135,9 @@ ModelFolder ModelFolder::load(const std::filesystem::path& dir, ops::MatmulPreci
   LabelRoles roles = LabelRoles::from_labels(config.bert.labels);
   std::shared_ptr<const match::MatchHead> head;
   if (has_head) {
+    // A head trained without the encoder's probabilities decides from the pair features
+    // alone, and scoring then runs no encoder (runtime::PairScorer::runs_encoder).
     head = head_beside ? loading_head.get() : load_head();
-    // The scorer runs the encoder for every pair and feeds the head its probabilities;
-    // a head trained without them is a rerank head, which runs without the encoder.
-    if (!head->uses_encoder()) {
-      throw Error(head_file.string() +
-                  ": trained without the encoder's probabilities (encoder_p*), which a match head reads; a head "
-                  "without them is a rerank head: name it " +
-                  match::MatchHead::kRerankFileName);
-    }
   }
   EmbeddingHead embedding = EmbeddingHead::load(dir, config.bert.hidden_size, device);
   // The head's parser is shared, not loaded twice (an aliasing pointer keeps the head alive).

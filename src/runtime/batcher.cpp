@@ -332,7 +332,11 @@ std::vector<ModelOutput> Batcher::run_model(ModelPass pass, std::span<const text
 }
 
 bool Batcher::completes_beside_encoder(const std::vector<BatchItem*>& live) const {
-  if (live.empty() || kind_of(*live.front()).pass() != ModelPass::Classify || num_threads() < 2) return false;
+  // Without an encoder pass there is nothing to complete beside.
+  if (live.empty() || kind_of(*live.front()).pass() != ModelPass::Classify || !scorer_.runs_encoder() ||
+      num_threads() < 2) {
+    return false;
+  }
   std::size_t tokens = 0;
   for (const BatchItem* item : live) tokens += item->input.input_ids.size();
   return tokens <= kBesideEncoderTokens &&
@@ -349,7 +353,7 @@ std::vector<ModelOutput> Batcher::classify_beside_completion(std::vector<BatchIt
                         [&] { complete_stage(live); });
   // The decision for the items that completed; an item that failed has left `live`.
   const std::vector<float> encoder_all = probabilities.to_vector();
-  const std::size_t labels = scorer_.labels().size();
+  const std::size_t labels = scorer_.encoder_width();
   inputs.clear();
   std::vector<float> encoder;
   for (const BatchItem* item : live) {

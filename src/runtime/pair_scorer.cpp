@@ -83,10 +83,18 @@ std::string PairScorer::cache_key(const NormalizedPair& pair) const {
   return key;
 }
 
-void PairScorer::require_classifier() const {
-  if (!folder_.model.can_classify()) {
+namespace {
+
+void require_encoder_classifier(const model::BertModel& model) {
+  if (!model.can_classify()) {
     throw Error("this model has no classification head (pooler.dense and classifier tensors); it can only embed");
   }
+}
+
+}  // namespace
+
+void PairScorer::require_classifier() const {
+  if (runs_encoder()) require_encoder_classifier(folder_.model);
   if (!folder_.roles.not_match && !folder_.roles.exact_match) {
     throw Error("cannot tell which of the model's " + std::to_string(labels().size()) +
                 " labels mean match and not match; name them in id2label (not_match, partial_match, exact_match)");
@@ -97,6 +105,7 @@ void PairScorer::encoder_probabilities(std::span<const text::EncodedInput* const
                                        model::BertModel::Workspace& ws, Tensor& probabilities,
                                        model::StageTimer* timer) const {
   require_classifier();
+  require_encoder_classifier(folder_.model);
   TokenBatch batch;
   {
     model::ScopedStage stage(timer, "pack");
@@ -108,9 +117,12 @@ void PairScorer::encoder_probabilities(std::span<const text::EncodedInput* const
 void PairScorer::classify(std::span<const text::EncodedInput* const> inputs, model::BertModel::Workspace& ws,
                           std::vector<MatchResult>& results, model::StageTimer* timer,
                           std::vector<float>* encoder, std::optional<PairReading> reading) const {
-  Tensor probabilities;
-  encoder_probabilities(inputs, ws, probabilities, timer);
-  std::vector<float> encoder_host = probabilities.to_vector();
+  std::vector<float> encoder_host;
+  if (runs_encoder()) {
+    Tensor probabilities;
+    encoder_probabilities(inputs, ws, probabilities, timer);
+    encoder_host = probabilities.to_vector();
+  }
   decide(inputs, encoder_host, results, timer, reading);
   if (encoder) *encoder = std::move(encoder_host);
 }
@@ -119,8 +131,8 @@ void PairScorer::decide(std::span<const text::EncodedInput* const> inputs, std::
                         std::vector<MatchResult>& results, model::StageTimer* timer,
                         std::optional<PairReading> reading) const {
   const std::size_t n = labels().size();
-  if (encoder.size() != inputs.size() * n) {
-    throw Error("expected " + std::to_string(inputs.size() * n) + " encoder probabilities, got " +
+  if (encoder.size() != inputs.size() * encoder_width()) {
+    throw Error("expected " + std::to_string(inputs.size() * encoder_width()) + " encoder probabilities, got " +
                 std::to_string(encoder.size()));
   }
   results.clear();

@@ -57,11 +57,19 @@ class PairScorer {
   // Throws if the model cannot classify pairs (no head, or labels it cannot interpret).
   void require_classifier() const;
 
-  // The encoder's class probabilities [n, labels], before any match head.
+  // Whether a decision needs the encoder: a folder without a head decides from the
+  // encoder's probabilities alone, a head reads them when it was trained with them. A head
+  // on the pair features alone (the bundled ones) decides without running the encoder.
+  bool runs_encoder() const { return !folder_.head || folder_.head->uses_encoder(); }
+  // How many encoder probabilities a decision reads per pair: labels() or 0.
+  std::size_t encoder_width() const { return runs_encoder() ? labels().size() : 0; }
+
+  // The encoder's class probabilities [n, labels], before any match head (run whether or
+  // not the decision reads them: bench and features ask for them).
   void encoder_probabilities(std::span<const text::EncodedInput* const> inputs, model::BertModel::Workspace& ws,
                              Tensor& probabilities, model::StageTimer* timer = nullptr) const;
-  // The decision from the encoder's probabilities [n, labels] (host memory, rows in input
-  // order): the match head's trees over the inputs' pair features when the model has
+  // The decision from the encoder's probabilities [n, encoder_width()] (host memory, rows
+  // in input order): the match head's trees over the inputs' pair features when the model has
   // them (in reading(), for a head trained in canonical order), then the label
   // (model::LabelRoles::decide: a pair of one text is exact_match with P = 1, the engine's
   // rule, not a front end's).
@@ -70,7 +78,7 @@ class PairScorer {
               std::vector<MatchResult>& results, model::StageTimer* timer = nullptr,
               std::optional<PairReading> reading = std::nullopt) const;
   // Final results: the encoder, then decide().
-  // `encoder`, when given, receives the encoder's probabilities [n, labels] as well.
+  // `encoder`, when given, receives the encoder's probabilities [n, encoder_width()] as well.
   void classify(std::span<const text::EncodedInput* const> inputs, model::BertModel::Workspace& ws,
                 std::vector<MatchResult>& results, model::StageTimer* timer = nullptr,
                 std::vector<float>* encoder = nullptr, std::optional<PairReading> reading = std::nullopt) const;

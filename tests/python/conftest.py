@@ -53,15 +53,17 @@ def matcher() -> geoalign.Matcher:
 
 @pytest.fixture()
 def encoder_reading_rerank_head(tmp_path) -> Path:
-    """A copy of the shipped folder (links to its files) whose rerank head is its match head,
-    which reads the encoder's probabilities: such a head threw inside dedup's parallel loops
-    and ended the process; it is refused when loaded."""
-    import shutil
+    """A copy of the shipped folder (links to its files) whose rerank head also reads the
+    encoder's probabilities (added to its inputs, read by no tree): such a head threw inside
+    dedup's parallel loops and ended the process; it is refused when loaded."""
+    import json
 
     folder = tmp_path / "encoder_rerank_model"
     folder.mkdir()
     for entry in MODEL.iterdir():
         (folder / entry.name).symlink_to(entry)
     (folder / "rerank_head.json").unlink()
-    shutil.copy(MODEL / "match_head.json", folder / "rerank_head.json")
+    head = json.loads((MODEL / "rerank_head.json").read_text(encoding="utf-8"))
+    head["features"] += [f"encoder_p{k}" for k in range(3)]
+    (folder / "rerank_head.json").write_text(json.dumps(head), encoding="utf-8")
     return folder

@@ -4,7 +4,8 @@
 #     reference as on the CPU (tests/test_device_ops.cpp), the linear layers through cuBLASLt;
 #  2. parity on real-length pairs (examples/bench_pairs.tsv): `geoalign score` on the GPU in
 #     fp32 and bf16 against the CPU's fp32, for the shipped model's encoder, the whole
-#     shipped model (match head on top) and a BERT-base-shaped folder with random weights:
+#     shipped model (its match head reads no encoder, so its answers on a GPU machine must
+#     be the CPU's) and a BERT-base-shaped folder with random weights:
 #     relative L2 of the probabilities and label agreement (the shipped model in bf16 must
 #     keep >= 99.5% of labels; the random folder is only reported);
 #  3. `geoalign bench --device cuda` over batch sizes 1 ... 1024, fp32 and bf16, both shapes;

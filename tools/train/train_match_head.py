@@ -1,22 +1,28 @@
 #!/usr/bin/python3
-"""Trains the feature-augmented match head of a model folder (match_head.json), or with
---without-encoder its rerank head (rerank_head.json).
+"""Trains the match head of a model folder (match_head.json; match_head_ordered.json with
+--orders given), or with --without-encoder its rerank head (rerank_head.json).
 
     /usr/bin/python3 tools/train/train_match_head.py [--model models/default] [--geoalign build/release/geoalign]
+                                                     [--orders canonical|given] [--encoder-inputs no|yes]
                                                      [--without-encoder] [--cv] [--fit-on all|train]
 
 The head sees, for each pair, what `geoalign features --model` computes in C++ (string measures,
 element-by-element comparisons of the two parses, which elements of each address the other
 names, idf-weighted overlaps, where the longest shared run ends and what each address
-leaves over, admin-chain agreement, granularity) plus the encoder's three
-class probabilities, and gives the final probabilities with gradient-boosted trees
-(scikit-learn's HistGradientBoostingClassifier, class-balanced).
+leaves over, admin-chain agreement, granularity), with --encoder-inputs yes also the
+encoder's three class probabilities, and gives the final probabilities with
+gradient-boosted trees (scikit-learn's HistGradientBoostingClassifier, class-balanced).
+The shipped match heads read the pair features alone (--encoder-inputs no, the default):
+the encoder's probabilities bought nothing measurable (docs/notes/accuracy-history.md),
+the encoder was fine-tuned on the CCKS train split, so with them a fold's held-out pairs
+would reach the head through it, and without them scoring runs no encoder at all.
 Steps (fixed seeds):
   0. MODEL/term_weights.tsv: the idf of every character and bigram over the training
      addresses (CCKS and Shenzhen train splits, the NER training file), from
      `geoalign term-weights`;
-  1. features and encoder probabilities for every CCKS and Shenzhen pair, from the C++
-     binary itself, so training sees exactly what inference computes;
+  1. features (and with --encoder-inputs yes, encoder probabilities) for every CCKS and
+     Shenzhen pair, from the C++ binary itself, so training sees exactly what inference
+     computes;
   2. trees fitted on every CCKS pair plus every Shenzhen pair at a low weight
      (0.1: it buys binary accuracy at a small cost on the three classes). Shenzhen labels
      only say same place or not: its non-matches join as not_match, and its matches take
@@ -37,12 +43,12 @@ Steps (fixed seeds):
      (replacing an earlier head's).
 The match head learns each pair in canonical order (`geoalign features --order canonical`:
 the shorter address first) with one more input, order_swapped, that says whether the pair
-was given the other way round. A pair and its swap then have one set of features and one
-encoder pass; the default, symmetric, reading is the mean of the head's probabilities over
+was given the other way round. A pair and its swap then have one set of features (and,
+with --encoder-inputs yes, one encoder pass); the default, symmetric, reading is the mean of the head's probabilities over
 order_swapped 0 and 1 (exactly the same numbers in either order), and its offsets are
 tuned on that reading. --orders given trains the head for `--ordered` instead, on pairs as
 given, into MODEL/match_head_ordered.json ("ordered match head" in TRAINING.txt): read as
-given, CCKS's query -> map record shape scores higher through it (0.712 against 0.702,
+given, CCKS's query -> map record shape scores higher through it (0.707 against 0.698,
 5-fold CV), so a folder with both heads serves each reading with its own.
 --fit-on train fits on the train splits instead (CCKS and Shenzhen), tunes the offsets on
 the dev split and reports the dev and test splits: for measuring anything on those splits,
@@ -154,9 +160,10 @@ def pair_table(geoalign, encoder_dir, parser_dir, weights_path, pairs_path, with
     """Per pair (file order): pair features (and encoder probabilities; with canonical, of the
     pair in canonical order, then order_swapped), gold label, split, CV fold."""
     lines = run([geoalign, "features", "--parser", parser_dir, "--term-weights", weights_path, "--model", encoder_dir,
-                 "--order", "canonical" if canonical else "given", pairs_path]).splitlines()
+                 "--order", "canonical" if canonical else "given", *([] if with_encoder else ["--without-encoder"]),
+                 pairs_path]).splitlines()
     names = lines[0].split("\t")[1:-1]
-    columns = [i for i, name in enumerate(names) if with_encoder or not name.startswith("encoder_p")]
+    columns = list(range(len(names)))
     rows = [line.rstrip("\n").split("\t") for line in open(pairs_path, encoding="utf-8")]
     X, y, split, fold = [], [], [], []
     for line in lines[1:]:
@@ -352,6 +359,11 @@ def main():
                          "as given with --ordered (default: both for the rerank head, canonical for the match head)")
     ap.add_argument("--without-encoder", action="store_true",
                     help="train the rerank head (rerank_head.json) on the pair features alone")
+    ap.add_argument("--encoder-inputs", choices=["yes", "no"], default="no",
+                    help="whether a match head (match_head.json, or match_head_ordered.json with --orders given) "
+                         "also reads the encoder's three class probabilities; no (the default): on the pair "
+                         "features alone, so scoring runs no encoder and no fold's held-out pairs reach the head "
+                         "through an encoder fine-tuned on them")
     ap.add_argument("--fit-on", choices=["all", "train"],
                     help="all: the head learns every labelled CCKS and Shenzhen pair, its offsets are tuned out of "
                          "fold, and only cross-validated figures are reported (implies --cv); train: the train "
@@ -360,19 +372,22 @@ def main():
                          "dev-tuned offsets and which search and dedup are measured on the splits with)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
-    fit_all = (args.fit_on or ("train" if args.without_encoder else "all")) == "all"
+    rerank = args.without_encoder
+    fit_all = (args.fit_on or ("train" if rerank else "all")) == "all"
     args.cv = args.cv or fit_all  # its offsets and figures come from cross-validation
     start = time.time()
-    with_encoder = not args.without_encoder
-    orders = args.orders or ("canonical" if with_encoder else "both")
+    # Whether the head reads the encoder's probabilities beside the pair features.
+    with_encoder = not rerank and args.encoder_inputs == "yes"
+    orders = args.orders or ("both" if rerank else "canonical")
     both_orders, canonical = orders == "both", orders == "canonical"
-    if canonical and not with_encoder:
+    if canonical and rerank:
         sys.exit("--orders canonical is for the match head; the rerank head reads both orders of a pair")
-    head_file, title = (RERANK_HEAD if not with_encoder else ORDERED_MATCH_HEAD if orders == "given" else MATCH_HEAD)
+    head_file, title = (RERANK_HEAD if rerank else ORDERED_MATCH_HEAD if orders == "given" else MATCH_HEAD)
     parser_dir = os.path.abspath(os.path.join(args.model, args.parser))
     weights_path = os.path.abspath(os.path.join(args.model, WEIGHTS_FILE))
-    # The match head's term weights: rewriting them under it would change its inputs.
-    documents = write_term_weights(args.geoalign, weights_path) if with_encoder else documents_in(weights_path)
+    # The match head's term weights: rewriting them under the rerank head would change the
+    # match heads' inputs, so the rerank head keeps them.
+    documents = documents_in(weights_path) if rerank else write_term_weights(args.geoalign, weights_path)
 
     with tempfile.TemporaryDirectory() as encoder_only:
         # The encoder's own probabilities: the folder without its head.
@@ -497,7 +512,7 @@ def main():
         # --ordered: the trees read each pair as given, as scikit-learn does here; a head in
         # canonical order is checked in its own, symmetric, reading (--ordered would pick the
         # folder's ordered head).
-        which = "match" if with_encoder else "rerank"
+        which = "rerank" if rerank else "match"
         reading = [] if canonical else ["--ordered"]
         out = run([args.geoalign, "score", "--precision", "fp32", "--head", which, *reading, "--model", args.model,
                    f.name]).splitlines()[1:]
