@@ -41,6 +41,8 @@ std::string body_for(const serve::Route& route) {
   if (route.path == std::string_view("/v1/embed")) return R"({"addresses": ["杭州市文三路90号"]})";
   if (route.path == std::string_view("/v1/parse")) return R"({"addresses": ["杭州市文三路90号"]})";
   if (route.path == std::string_view("/v1/search")) return R"({"queries": ["杭州市文三路90号"]})";
+  if (route.path == std::string_view("/rerank")) return R"({"query": "杭州市文三路90号", "texts": ["杭州文三路90号"]})";
+  if (route.path == std::string_view("/v1/embeddings")) return R"({"input": "杭州市文三路90号"})";
   return R"({"inputs": [{"name": "addr1", "shape": [1], "datatype": "BYTES", "data": ["杭州市文三路90号"]},
                        {"name": "addr2", "shape": [1], "datatype": "BYTES", "data": ["杭州文三路90号"]}]})";
 }

@@ -6,8 +6,10 @@
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <cstring>
 #include <future>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 #include "geo/parse_json.h"
@@ -168,6 +170,111 @@ TEST(ServeHttp, EmbedReturnsOneVectorPerAddress) {
   EXPECT_EQ(body["embeddings"].size(), 2u);
   EXPECT_EQ(body["dimension"], 32);
   EXPECT_EQ(body["embeddings"][0].size(), 32u);
+}
+
+// TEI's /rerank: the query against each text is the /v1/match pair (query, text), its
+// score P(exact_match) (or its log-odds), highest first, in the schema's shape.
+TEST(ServeHttp, TeiRerankScoresEachTextAsMatchDoes) {
+  ServerOptions options;
+  options.max_items_per_request = 8;
+  RunningServer server({}, options);
+  const std::string query = "杭州市西湖区文三路478号";
+  const std::vector<std::string> texts = {"文三路478号华星科技大厦", "北京市朝阳区建国路88号", "杭州西湖文三路478号",
+                                          "深圳南山科技园B栋301室"};
+  json pairs = json::array();
+  for (const auto& t : texts) pairs.push_back({query, t});
+  const auto matched = json::parse(server.post("/v1/match", json{{"pairs", pairs}}.dump()).body)["results"];
+  const auto r = server.post("/rerank", json{{"query", query}, {"texts", texts}, {"return_text", true}}.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  const auto ranked = json::parse(r.body);
+  const json doc = json::parse(openapi_document());
+  EXPECT_EQ(schema_problems(doc["components"]["schemas"]["TeiRerankResponse"], ranked, doc), std::vector<std::string>{});
+  ASSERT_EQ(ranked.size(), texts.size());
+  std::set<std::size_t> seen;
+  for (std::size_t k = 0; k < ranked.size(); ++k) {
+    const auto i = ranked[k]["index"].get<std::size_t>();
+    seen.insert(i);
+    EXPECT_EQ(ranked[k]["score"], matched[i]["probabilities"]["exact_match"]) << i;
+    EXPECT_EQ(ranked[k]["text"], texts[i]);
+    if (k > 0) {
+      EXPECT_GE(ranked[k - 1]["score"].get<double>(), ranked[k]["score"].get<double>());
+    }
+  }
+  EXPECT_EQ(seen.size(), texts.size());
+  const auto raw = json::parse(server.post("/rerank", json{{"query", query}, {"texts", texts}, {"raw_scores", true}}.dump()).body);
+  for (const auto& item : raw) {
+    const double p = matched[item["index"].get<std::size_t>()]["probabilities"]["exact_match"].get<double>();
+    EXPECT_NEAR(item["score"].get<double>(), std::log(p / (1 - p)), 1e-6);
+    EXPECT_FALSE(item.contains("text"));
+  }
+  EXPECT_EQ(json::parse(server.post("/rerank", json{{"query", query}, {"texts", json::array()}}.dump()).body), json::array());
+  const std::vector<std::pair<std::string, int>> refused = {
+      {R"({"texts": ["a"]})", 400},
+      {R"({"query": "杭州", "texts": "文三路"})", 400},
+      {R"({"query": "杭州", "texts": ["文三路", " "]})", 422},
+      {R"({"query": "杭州", "texts": ["文三路"], "top_n": 3})", 400},
+      {R"({"query": "杭州", "texts": ["文三路"], "truncation_direction": "Up"})", 400},
+      {R"({"query": "杭州", "texts": ["文三路"], "raw_scores": "yes"})", 400},
+      {json{{"query", "杭州"}, {"texts", std::vector<std::string>(9, "文三路")}}.dump(), 413},
+  };
+  for (const auto& [body, status] : refused) EXPECT_EQ(server.post("/rerank", body).status, status) << body;
+  EXPECT_NE(server.post("/rerank", R"({"query": "杭州", "texts": ["文三路", " "]})").body.find("texts[1]"), std::string::npos);
+}
+
+// Standard base64, for reading OpenAI's encoding_format base64 back.
+std::string from_base64(const std::string& text) {
+  const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  std::uint32_t bits = 0;
+  int count = 0;
+  for (const char c : text) {
+    if (c == '=') break;
+    bits = (bits << 6) | static_cast<std::uint32_t>(alphabet.find(c));
+    if ((count += 6) >= 8) {
+      count -= 8;
+      out += static_cast<char>((bits >> count) & 0xFF);
+    }
+  }
+  return out;
+}
+
+// OpenAI's /v1/embeddings: /v1/embed's vectors in the schema's shape, as floats or base64,
+// with the tokens the encoder read (each Chinese character one, plus [CLS] and [SEP]).
+TEST(ServeHttp, OpenAiEmbeddingsAreEmbedsVectorsInTheirSchema) {
+  RunningServer server;
+  const std::vector<std::string> addresses = {"北京市朝阳区", "杭州"};
+  const auto vectors = json::parse(server.post("/v1/embed", json{{"addresses", addresses}}.dump()).body)["embeddings"];
+  const auto r = server.post("/v1/embeddings", json{{"input", addresses}, {"model", "text-embedding-3-small"}}.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  const auto answer = json::parse(r.body);
+  const json doc = json::parse(openapi_document());
+  EXPECT_EQ(schema_problems(doc["components"]["schemas"]["OpenAiEmbeddingsResponse"], answer, doc),
+            std::vector<std::string>{});
+  EXPECT_EQ(answer["object"], "list");
+  EXPECT_EQ(answer["model"], "text-embedding-3-small");
+  ASSERT_EQ(answer["data"].size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(answer["data"][i]["object"], "embedding");
+    EXPECT_EQ(answer["data"][i]["index"], i);
+    EXPECT_EQ(answer["data"][i]["embedding"], vectors[i]);
+  }
+  EXPECT_EQ(answer["usage"]["prompt_tokens"], (6 + 2) + (2 + 2));
+  EXPECT_EQ(answer["usage"]["total_tokens"], answer["usage"]["prompt_tokens"]);
+
+  const auto one = json::parse(server.post("/v1/embeddings", R"({"input": "杭州", "encoding_format": "base64"})").body);
+  EXPECT_EQ(one["model"], "geoalign");
+  ASSERT_EQ(one["data"].size(), 1u);
+  const std::string bytes = from_base64(one["data"][0]["embedding"].get<std::string>());
+  std::vector<float> decoded(bytes.size() / sizeof(float));
+  ASSERT_EQ(decoded.size() * sizeof(float), bytes.size());
+  std::memcpy(decoded.data(), bytes.data(), bytes.size());
+  EXPECT_EQ(json(decoded), vectors[1]);
+
+  for (const char* body : {R"({"input": [[101, 102]]})", R"({"input": []})", R"({"input": "杭州", "encoding_format": "int8"})",
+                           R"({"model": "x"})", R"({"input": "杭州", "dimensions": 64})", R"({"input": 5})"}) {
+    EXPECT_EQ(server.post("/v1/embeddings", body).status, 400) << body;
+  }
+  EXPECT_EQ(server.post("/v1/embeddings", R"({"input": ["杭州", ""]})").status, 422);
 }
 
 TEST(ServeHttp, HealthMetadataMetricsAndRouting) {

@@ -147,6 +147,7 @@ int run_serve(int argc, char** argv, int first) {
   if (args.flag("help")) {
     std::cout << args.usage()
               << "\nEndpoints: POST /v1/match, POST /v1/embed, POST /v1/parse, POST /v1/search (with --index),\n"
+                 "POST /rerank (text-embeddings-inference's schema), POST /v1/embeddings (OpenAI's schema),\n"
                  "KServe v2 (/v2/health/live, /v2/health/ready, /v2/models/geoalign, /v2/models/geoalign/infer),\n"
                  "GET /metrics, GET /openapi.json, and GET /: the playground, a page to try them in a browser.\n";
     return 0;

@@ -12,6 +12,7 @@ class EmbedKind final : public RequestKind {
 
   bool prepare(BatchItem& item, const BatchContext& context) const override {
     item.input = context.scorer.encode_address(item.request->first[item.index]);
+    item.request->tokens_read += item.input.input_ids.size();
     return true;
   }
 

@@ -28,6 +28,7 @@ struct InferenceRequest : std::enable_shared_from_this<InferenceRequest> {
 
   std::vector<MatchResult> matches;
   std::vector<std::vector<float>> vectors;
+  std::atomic<std::size_t> tokens_read{0};  // embedding: tokens the encoder read, [CLS] and [SEP] included
   Outcome outcome = Outcome::Pending;
   std::string error;
 

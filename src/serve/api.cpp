@@ -5,7 +5,9 @@
 #include <stdexcept>
 
 #include "geoalign/parser.h"
+#include "serve/compat_api.h"
 #include "serve/kserve_binary.h"
+#include "serve/request_checks.h"
 #include "serve/routes.h"
 #include "serve/search_request.h"
 #include "text/excerpt.h"
@@ -29,28 +31,9 @@ constexpr std::uint64_t kMaxHitsPerRequest = 100000;
 // 1,024 at 10,000 were ten million pairs, both cores for the whole request timeout.
 constexpr std::uint64_t kMaxRerankPerRequest = 102400;
 
-ApiError bad(const std::string& message) { return {400, "invalid_request", message}; }
+ApiError bad(const std::string& message) { return bad_request(message); }
 
-// Empty and whitespace-only addresses carry nothing to match.
-std::optional<ApiError> check_text(const std::string& s, const std::string& where) {
-  if (text::find_invalid_utf8(s)) return ApiError{422, "invalid_text", where + " is not valid UTF-8"};
-  if (text::is_blank_address(s)) return ApiError{422, "invalid_text", where + " is empty"};
-  return std::nullopt;
-}
-
-ApiError too_large(std::size_t n, const char* what, std::size_t max_items) {
-  return {413, "too_large", std::to_string(n) + " " + what + " in one request; the limit is " + std::to_string(max_items)};
-}
-
-std::optional<ApiError> take_strings(const json& array, const std::string& where, std::vector<std::string>& out) {
-  for (std::size_t i = 0; i < array.size(); ++i) {
-    const std::string at = where + "[" + std::to_string(i) + "]";
-    if (!array[i].is_string()) return bad(at + " must be a string");
-    out.push_back(array[i].get<std::string>());
-    if (auto e = check_text(out.back(), at)) return e;
-  }
-  return std::nullopt;
-}
+ApiError too_large(std::size_t n, const char* what, std::size_t max_items) { return too_many_items(n, what, max_items); }
 
 std::variant<ParsedRequest, ApiError> parse_match(const json& body, std::size_t max_items) {
   if (!body.contains("pairs")) return bad("missing field \"pairs\"");
@@ -333,19 +316,6 @@ std::optional<Endpoint> inference_endpoint(std::string_view target) {
   return route == nullptr ? std::nullopt : route->endpoint;
 }
 
-// A /v1 body holds only its own fields: a misspelt option ("explian": true) is an error,
-// not silently a request without it. (KServe bodies follow their protocol's wider rules.)
-std::optional<ApiError> unknown_field(const json& body, std::initializer_list<std::string_view> known) {
-  for (const auto& [key, value] : body.items()) {
-    if (std::find(known.begin(), known.end(), key) == known.end()) {
-      std::string names;
-      for (const auto k : known) names += std::string(names.empty() ? "" : ", ") + "\"" + std::string(k) + "\"";
-      return bad("unknown field \"" + text::excerpt(key) + "\" (this endpoint takes " + names + ")");
-    }
-  }
-  return std::nullopt;
-}
-
 std::variant<ParsedRequest, ApiError> parse_request(Endpoint endpoint, std::string_view body, std::size_t max_items,
                                                     std::optional<std::string_view> inference_header_length) {
   std::string_view binary;
@@ -379,7 +349,9 @@ std::variant<ParsedRequest, ApiError> parse_request(Endpoint endpoint, std::stri
     case Endpoint::Embed:
     case Endpoint::Parse: unknown = unknown_field(parsed, {"addresses"}); break;
     case Endpoint::Search: unknown = unknown_field(parsed, {"queries", "k", "rerank", "region", "ordered"}); break;
-    case Endpoint::KServeInfer: break;
+    case Endpoint::KServeInfer:
+    case Endpoint::TeiRerank:  // the schemas' own parsers check their fields
+    case Endpoint::OpenAiEmbeddings: break;
   }
   if (unknown) return *unknown;
   switch (endpoint) {
@@ -390,6 +362,8 @@ std::variant<ParsedRequest, ApiError> parse_request(Endpoint endpoint, std::stri
       if (auto e = inline_binary_inputs(parsed, binary)) return *e;
       return parse_kserve(parsed, max_items);
     case Endpoint::Search: return parse_search(parsed, max_items);
+    case Endpoint::TeiRerank: return parse_tei_rerank(parsed, max_items);
+    case Endpoint::OpenAiEmbeddings: return parse_openai_embeddings(parsed, max_items);
   }
   return bad("unknown endpoint");
 }
@@ -414,6 +388,8 @@ ResponseBody render_response(Endpoint endpoint, const ParsedRequest& parsed, con
       return {json{{"results", results}}.dump(-1, ' ', false, json::error_handler_t::replace), {}};
     }
     case Endpoint::KServeInfer: return render_kserve(parsed, done);
+    case Endpoint::TeiRerank: return render_tei_rerank(parsed, done);
+    case Endpoint::OpenAiEmbeddings: return render_openai_embeddings(parsed, done);
   }
   throw std::logic_error("render_response: unknown endpoint");
 }

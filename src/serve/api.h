@@ -19,7 +19,8 @@ struct ApiError {
   std::string message;
 };
 
-enum class Endpoint { Match, Embed, KServeInfer, Search, Parse };
+// TeiRerank and OpenAiEmbeddings take other servers' schemas (serve/compat_api.h).
+enum class Endpoint { Match, Embed, KServeInfer, Search, Parse, TeiRerank, OpenAiEmbeddings };
 
 // A KServe output a request asks for, and whether it comes back as binary data.
 struct KServeOutput {
@@ -33,6 +34,9 @@ struct ParsedRequest {
   std::vector<KServeOutput> outputs;        // KServe: in the order asked; all three when none is named
   index::SearchOptions search;              // /v1/search's; its region is a name (北京市), not yet a code
   bool explain = false;                     // /v1/match's "explain": each result comes with its explanation
+  bool raw_scores = false, return_text = false;  // /rerank's
+  bool base64 = false;                           // /v1/embeddings' encoding_format
+  std::string model;                             // /v1/embeddings' model, echoed back
 };
 
 // The inference endpoint a request target names, if any.

@@ -407,7 +407,8 @@ class Session : public std::enable_shared_from_this<Session> {
     // An explained match carries its explanations as JSON results beside the matches.
     std::shared_ptr<InferenceRequest> request =
         parsed.explain ? std::make_shared<JsonResultsRequest>() : std::make_shared<InferenceRequest>();
-    request->kind = endpoint == Endpoint::Embed ? &runtime::embed_kind()
+    const bool embeds = endpoint == Endpoint::Embed || endpoint == Endpoint::OpenAiEmbeddings;
+    request->kind = embeds                    ? &runtime::embed_kind()
                     : parsed.explain          ? &explain_kind()
                                               : &runtime::match_kind();
     request->first = std::move(parsed.first);

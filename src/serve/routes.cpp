@@ -24,6 +24,8 @@ constexpr std::array kRoutes{
     Route{"/v1/parse", "POST", RouteId::Inference, "/v1/parse", Endpoint::Parse},
     Route{"/v1/search", "POST", RouteId::Inference, "/v1/search", Endpoint::Search},
     Route{"/v2/models/geoalign/infer", "POST", RouteId::Inference, "/v2/infer", Endpoint::KServeInfer},
+    Route{"/rerank", "POST", RouteId::Inference, "/rerank", Endpoint::TeiRerank},
+    Route{"/v1/embeddings", "POST", RouteId::Inference, "/v1/embeddings", Endpoint::OpenAiEmbeddings},
 };
 
 constexpr std::array<std::string_view, 5> kOpenableGroups{"health", "metadata", "metrics", "openapi", "playground"};
