@@ -23,8 +23,9 @@ constexpr std::size_t kRowsPerBatch = 64;
 // Writes what the match head sees for each pair as TSV: its pair features, the encoder's
 // class probabilities (unless the head reads none, or --without-encoder) and for a head in
 // canonical order, the pair read in that order and order_swapped; one row per pair with
-// any extra input columns (a label) carried over. It runs the scorer's own pipeline (normalization included), so a head
-// is trained on exactly what `score` and `serve` compute, and a decision can be traced.
+// any extra input columns (a label) carried over. It runs the scorer's own pipeline
+// (normalization included), so a head is trained on exactly what `score` and `serve`
+// compute, and a decision can be traced.
 int run_features(int argc, char** argv, int first) {
   Args args("features",
             {{"model", true, "model folder; its match head's parser and term weights are used", "models/default"},
