@@ -30,6 +30,8 @@ http_seed() {  # name, chunk-size byte, request line and headers, body, what fol
 http_seed match $'\x07' $'POST /v1/match HTTP/1.1\r\nHost: x' '{"pairs":[["北京市朝阳区建国路88号","北京朝阳建外88号"]]}' \
   $'GET /metrics HTTP/1.1\r\n\r\n'
 http_seed embed $'\x40' $'POST /v1/embed HTTP/1.0\r\nExpect: 100-continue' '{"addresses":["杭州",""]}'
+http_seed rerank $'\x11' $'POST /rerank HTTP/1.1\r\nHost: x' '{"query":"杭州","texts":["杭州市","北京"],"raw_scores":true,"return_text":true}'
+http_seed embeddings $'\x21' $'POST /v1/embeddings HTTP/1.1\r\nOrigin: http://a.test' '{"input":["杭州","北京"],"encoding_format":"base64","model":"m"}'
 http_seed kserve $'\x20' $'POST /v2/models/geoalign/infer HTTP/1.1\r\nConnection: keep-alive' \
   '{"id":"7","inputs":[{"name":"pairs","datatype":"BYTES","shape":[1,2],"data":[["a","b"]]}]}'
 # Binary tensor data: the JSON header, then a 4-byte little-endian length before each

@@ -47,8 +47,11 @@ void handle(const http::request<http::string_body>& request) {
     return;
   }
   const auto& p = std::get<ParsedRequest>(parsed);
-  const bool pairs = *endpoint == Endpoint::Match || *endpoint == Endpoint::KServeInfer;
-  if ((p.first.empty() && *endpoint != Endpoint::Search) || p.first.size() > kMaxItems) std::abort();
+  const bool pairs =
+      *endpoint == Endpoint::Match || *endpoint == Endpoint::KServeInfer || *endpoint == Endpoint::TeiRerank;
+  // Search and rerank answer an empty list with an empty one; the others need an item.
+  const bool may_be_empty = *endpoint == Endpoint::Search || *endpoint == Endpoint::TeiRerank;
+  if ((p.first.empty() && !may_be_empty) || p.first.size() > kMaxItems) std::abort();
   if (pairs && p.second.size() != p.first.size()) std::abort();
   SearchRequest done;  // holds what every endpoint renders (search's and parse's results too)
   done.first = p.first;
