@@ -72,8 +72,9 @@ void read_access_options(const Args& args, serve::ServerOptions& options) {
     const auto openable = serve::openable_access_groups();
     for (const std::string& group : args.list("open-endpoints")) {
       if (std::find(openable.begin(), openable.end(), group) == openable.end()) {
-        throw UsageError("--open-endpoints: unknown group \"" + text::excerpt(group) +
-                         "\" (health, metadata, metrics, openapi, playground, or none)");
+        std::string known;
+        for (const auto name : openable) known += std::string(name) + ", ";
+        throw UsageError("--open-endpoints: unknown group \"" + text::excerpt(group) + "\" (" + known + "or none)");
       }
       options.open_groups.insert(group);
     }
@@ -81,10 +82,8 @@ void read_access_options(const Args& args, serve::ServerOptions& options) {
   if (args.given("open-endpoints") && !options.api_keys) {
     throw UsageError("--open-endpoints says which endpoints need no API key: give --api-key or --api-keys-file too");
   }
-  std::vector<std::string> origins;
-  for (const std::string& origin : args.all("cors-allow-origin")) origins.push_back(origin);
   try {
-    options.cors = serve::CorsPolicy(std::move(origins));
+    options.cors = serve::CorsPolicy(args.all("cors-allow-origin"));
   } catch (const Error& e) {
     throw UsageError(e.what());
   }

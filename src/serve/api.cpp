@@ -31,31 +31,25 @@ constexpr std::uint64_t kMaxHitsPerRequest = 100000;
 // 1,024 at 10,000 were ten million pairs, both cores for the whole request timeout.
 constexpr std::uint64_t kMaxRerankPerRequest = 102400;
 
-ApiError bad(const std::string& message) { return bad_request(message); }
-
-ApiError too_large(std::size_t n, const char* what, std::size_t max_items) { return too_many_items(n, what, max_items); }
 
 std::variant<ParsedRequest, ApiError> parse_match(const json& body, std::size_t max_items) {
-  if (!body.contains("pairs")) return bad("missing field \"pairs\"");
+  if (!body.contains("pairs")) return bad_request("missing field \"pairs\"");
   const json& pairs = body["pairs"];
-  if (!pairs.is_array()) return bad("\"pairs\" must be an array of [addr1, addr2] arrays");
-  if (pairs.size() > max_items) return too_large(pairs.size(), "pairs", max_items);
+  if (!pairs.is_array()) return bad_request("\"pairs\" must be an array of [addr1, addr2] arrays");
+  if (pairs.size() > max_items) return too_many_items(pairs.size(), "pairs", max_items);
   ParsedRequest r;
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     const std::string at = "pairs[" + std::to_string(i) + "]";
     const json& p = pairs[i];
     if (!p.is_array() || p.size() != 2 || !p[0].is_string() || !p[1].is_string()) {
-      return bad(at + " must be an array of two strings");
+      return bad_request(at + " must be an array of two strings");
     }
     r.first.push_back(p[0].get<std::string>());
     r.second.push_back(p[1].get<std::string>());
     if (auto e = check_text(r.first.back(), at + "[0]")) return *e;
     if (auto e = check_text(r.second.back(), at + "[1]")) return *e;
   }
-  if (body.contains("explain")) {
-    if (!body["explain"].is_boolean()) return bad("\"explain\" must be true or false");
-    r.explain = body["explain"].get<bool>();
-  }
+  if (auto e = take_flag(body, "explain", r.explain)) return *e;
   return r;
 }
 
@@ -63,10 +57,10 @@ std::variant<ParsedRequest, ApiError> parse_match(const json& body, std::size_t 
 // /v1/embed's and /v1/parse's addresses; a parse reads each whole, so one longer than the
 // parser takes is refused here (embeddings read the first max_length tokens of any).
 std::variant<ParsedRequest, ApiError> parse_addresses(const json& body, std::size_t max_items, bool parsed_whole) {
-  if (!body.contains("addresses")) return bad("missing field \"addresses\"");
+  if (!body.contains("addresses")) return bad_request("missing field \"addresses\"");
   const json& a = body["addresses"];
-  if (!a.is_array()) return bad("\"addresses\" must be an array of strings");
-  if (a.size() > max_items) return too_large(a.size(), "addresses", max_items);
+  if (!a.is_array()) return bad_request("\"addresses\" must be an array of strings");
+  if (a.size() > max_items) return too_many_items(a.size(), "addresses", max_items);
   ParsedRequest r;
   if (auto e = take_strings(a, "addresses", r.first)) return *e;
   for (std::size_t i = 0; parsed_whole && i < r.first.size(); ++i) {
@@ -87,17 +81,17 @@ std::optional<ApiError> take_count(const json& body, const char* name, std::uint
   if (!body.contains(name)) return std::nullopt;
   const json& v = body[name];
   if (!v.is_number_unsigned() || v.get<std::uint64_t>() < min || v.get<std::uint64_t>() > max) {
-    return bad("\"" + std::string(name) + "\" must be an integer from " + std::to_string(min) + " to " + std::to_string(max));
+    return bad_request("\"" + std::string(name) + "\" must be an integer from " + std::to_string(min) + " to " + std::to_string(max));
   }
   value = static_cast<std::size_t>(v.get<std::uint64_t>());
   return std::nullopt;
 }
 
 std::variant<ParsedRequest, ApiError> parse_search(const json& body, std::size_t max_items) {
-  if (!body.contains("queries")) return bad("missing field \"queries\"");
+  if (!body.contains("queries")) return bad_request("missing field \"queries\"");
   const json& queries = body["queries"];
-  if (!queries.is_array()) return bad("\"queries\" must be an array of strings");
-  if (queries.size() > max_items) return too_large(queries.size(), "queries", max_items);
+  if (!queries.is_array()) return bad_request("\"queries\" must be an array of strings");
+  if (queries.size() > max_items) return too_many_items(queries.size(), "queries", max_items);
   ParsedRequest r;
   if (auto e = take_strings(queries, "queries", r.first)) return *e;
   if (auto e = take_count(body, "k", 1, kMaxCount, r.search.k)) return *e;
@@ -115,13 +109,13 @@ std::variant<ParsedRequest, ApiError> parse_search(const json& body, std::size_t
                         std::to_string(kMaxRerankPerRequest) + " per request (fewer queries, or a smaller rerank)"};
   }
   if (body.contains("ordered")) {
-    if (!body["ordered"].is_boolean()) return bad("\"ordered\" must be true or false");
+    if (!body["ordered"].is_boolean()) return bad_request("\"ordered\" must be true or false");
     r.search.reading = body["ordered"].get<bool>() ? PairReading::Ordered : PairReading::Symmetric;
   }
   if (body.contains("region")) {
     const json& region = body["region"];
     if (!region.is_string() || text::unicode::is_blank(region.get<std::string>())) {
-      return bad("\"region\" must name a province, city or district");
+      return bad_request("\"region\" must name a province, city or district");
     }
     r.search.region = region.get<std::string>();
   }
@@ -134,9 +128,9 @@ constexpr const char* kKServeOutputs[] = {"label", "score", "probabilities"};
 std::variant<bool, ApiError> flag_parameter(const json& object, const char* name, bool otherwise) {
   if (!object.contains("parameters")) return otherwise;
   const json& parameters = object["parameters"];
-  if (!parameters.is_object()) return bad("\"parameters\" must be an object");
+  if (!parameters.is_object()) return bad_request("\"parameters\" must be an object");
   if (!parameters.contains(name)) return otherwise;
-  if (!parameters[name].is_boolean()) return bad("\"" + std::string(name) + "\" must be true or false");
+  if (!parameters[name].is_boolean()) return bad_request("\"" + std::string(name) + "\" must be true or false");
   return parameters[name].get<bool>();
 }
 
@@ -151,14 +145,14 @@ std::optional<ApiError> take_outputs(const json& body, std::vector<KServeOutput>
     for (const char* name : kKServeOutputs) outputs.push_back({name, binary});
     return std::nullopt;
   }
-  if (!body["outputs"].is_array()) return bad("\"outputs\" must be an array");
+  if (!body["outputs"].is_array()) return bad_request("\"outputs\" must be an array");
   for (const json& output : body["outputs"]) {
     if (!output.is_object() || !output.contains("name") || !output["name"].is_string()) {
-      return bad("each output needs a string \"name\"");
+      return bad_request("each output needs a string \"name\"");
     }
     const std::string name = output["name"];
     if (std::find(std::begin(kKServeOutputs), std::end(kKServeOutputs), name) == std::end(kKServeOutputs)) {
-      return bad("no output \"" + text::excerpt(name) + "\"; the outputs are label, score and probabilities");
+      return bad_request("no output \"" + text::excerpt(name) + "\"; the outputs are label, score and probabilities");
     }
     auto flag = flag_parameter(output, "binary_data", binary);
     if (auto* e = std::get_if<ApiError>(&flag)) return *e;
@@ -177,7 +171,7 @@ std::optional<ApiError> take_tensor(const json& input, const std::string& name, 
     for (std::size_t r = 0; r < data.size(); ++r) {
       const json& row = data[r];
       if (!row.is_array() || row.size() != columns) {
-        return bad("\"" + name + "\" rows must hold " + std::to_string(columns) + (columns == 1 ? " string" : " strings"));
+        return bad_request("\"" + name + "\" rows must hold " + std::to_string(columns) + (columns == 1 ? " string" : " strings"));
       }
       // Named as the JSON nests it: pairs[2][1], addr1[2][0].
       if (auto e = take_strings(row, name + "[" + std::to_string(r) + "]", values)) return *e;
@@ -187,7 +181,7 @@ std::optional<ApiError> take_tensor(const json& input, const std::string& name, 
   }
   const std::string expected = columns == 1 ? "[N] or [N, 1]" : "[N, " + std::to_string(columns) + "]";
   if (!input.contains("shape")) {
-    if (values.size() % columns != 0) return bad("\"" + name + "\" must have shape " + expected);
+    if (values.size() % columns != 0) return bad_request("\"" + name + "\" must have shape " + expected);
     return std::nullopt;
   }
   const json& shape = input["shape"];
@@ -197,7 +191,7 @@ std::optional<ApiError> take_tensor(const json& input, const std::string& name, 
   const bool fits = well_formed && ((shape.size() == 1 && columns == 1) ||
                                     (shape.size() == 2 && shape[1].get<std::uint64_t>() == columns));
   if (!fits || values.size() % columns != 0 || shape[0].get<std::uint64_t>() != values.size() / columns) {
-    return bad("\"" + name + "\" has shape " + shape.dump() + " and " + std::to_string(values.size()) +
+    return bad_request("\"" + name + "\" has shape " + shape.dump() + " and " + std::to_string(values.size()) +
                " strings; expected shape " + expected + " with N * " + std::to_string(columns) + " strings");
   }
   return std::nullopt;
@@ -206,11 +200,11 @@ std::optional<ApiError> take_tensor(const json& input, const std::string& name, 
 // KServe v2: BYTES inputs "addr1" and "addr2" of shape [N] (or [N, 1]), or one input of
 // shape [N, 2] holding the pairs row by row.
 std::variant<ParsedRequest, ApiError> parse_kserve(const json& body, std::size_t max_items) {
-  if (!body.contains("inputs") || !body["inputs"].is_array()) return bad("missing array field \"inputs\"");
+  if (!body.contains("inputs") || !body["inputs"].is_array()) return bad_request("missing array field \"inputs\"");
   ParsedRequest r;
   if (auto e = take_outputs(body, r.outputs)) return *e;
   if (body.contains("id")) {
-    if (!body["id"].is_string()) return bad("\"id\" must be a string");
+    if (!body["id"].is_string()) return bad_request("\"id\" must be a string");
     r.id = body["id"].get<std::string>();
   }
   const json* addr1 = nullptr;
@@ -219,19 +213,19 @@ std::variant<ParsedRequest, ApiError> parse_kserve(const json& body, std::size_t
   for (const json& input : body["inputs"]) {
     if (!input.is_object() || !input.contains("name") || !input["name"].is_string() || !input.contains("data") ||
         !input["data"].is_array()) {
-      return bad("each input needs a string \"name\" and a \"data\" array");
+      return bad_request("each input needs a string \"name\" and a \"data\" array");
     }
-    if (input.contains("datatype") && input["datatype"] != "BYTES") return bad("inputs must have datatype BYTES");
+    if (input.contains("datatype") && input["datatype"] != "BYTES") return bad_request("inputs must have datatype BYTES");
     const std::string name = input["name"];
     const json** slot = name == "addr1" ? &addr1 : name == "addr2" ? &addr2 : name == "pairs" ? &pairs : nullptr;
-    if (slot == nullptr) return bad("no input \"" + text::excerpt(name) + "\"; the inputs are addr1 and addr2, or pairs");
-    if (*slot != nullptr) return bad("input \"" + name + "\" is given twice");
+    if (slot == nullptr) return bad_request("no input \"" + text::excerpt(name) + "\"; the inputs are addr1 and addr2, or pairs");
+    if (*slot != nullptr) return bad_request("input \"" + name + "\" is given twice");
     *slot = &input;
   }
   if (pairs != nullptr && (addr1 != nullptr || addr2 != nullptr)) {
-    return bad("give either \"pairs\" or \"addr1\" and \"addr2\", not both");
+    return bad_request("give either \"pairs\" or \"addr1\" and \"addr2\", not both");
   }
-  auto too_many = [&](std::size_t n) { return too_large(n, "pairs", max_items); };
+  auto too_many = [&](std::size_t n) { return too_many_items(n, "pairs", max_items); };
   if (pairs != nullptr) {
     std::vector<std::string> values;
     const json& data = (*pairs)["data"];
@@ -247,9 +241,9 @@ std::variant<ParsedRequest, ApiError> parse_kserve(const json& body, std::size_t
     if ((*addr1)["data"].size() > max_items) return too_many((*addr1)["data"].size());
     if (auto e = take_tensor(*addr1, "addr1", 1, r.first)) return *e;
     if (auto e = take_tensor(*addr2, "addr2", 1, r.second)) return *e;
-    if (r.first.size() != r.second.size()) return bad("addr1 and addr2 must have the same length");
+    if (r.first.size() != r.second.size()) return bad_request("addr1 and addr2 must have the same length");
   } else {
-    return bad("expected BYTES inputs \"addr1\" and \"addr2\", or \"pairs\" of shape [N, 2]");
+    return bad_request("expected BYTES inputs \"addr1\" and \"addr2\", or \"pairs\" of shape [N, 2]");
   }
   return r;
 }
@@ -321,7 +315,7 @@ std::variant<ParsedRequest, ApiError> parse_request(Endpoint endpoint, std::stri
   std::string_view binary;
   if (inference_header_length) {
     if (endpoint != Endpoint::KServeInfer) {
-      return bad("Inference-Header-Content-Length (binary tensor data) applies to /v2/models/geoalign/infer only");
+      return bad_request("Inference-Header-Content-Length (binary tensor data) applies to /v2/models/geoalign/infer only");
     }
     auto split = split_binary_body(body, *inference_header_length);
     if (auto* e = std::get_if<ApiError>(&split)) return *e;
@@ -342,7 +336,7 @@ std::variant<ParsedRequest, ApiError> parse_request(Endpoint endpoint, std::stri
   } catch (const json::exception&) {  // e.g. a number too large for any type
     return ApiError{400, "invalid_json", "request body is not valid JSON (a value is out of range)"};
   }
-  if (!parsed.is_object()) return bad("request body must be a JSON object");
+  if (!parsed.is_object()) return bad_request("request body must be a JSON object");
   std::optional<ApiError> unknown;
   switch (endpoint) {
     case Endpoint::Match: unknown = unknown_field(parsed, {"pairs", "explain"}); break;
@@ -365,7 +359,7 @@ std::variant<ParsedRequest, ApiError> parse_request(Endpoint endpoint, std::stri
     case Endpoint::TeiRerank: return parse_tei_rerank(parsed, max_items);
     case Endpoint::OpenAiEmbeddings: return parse_openai_embeddings(parsed, max_items);
   }
-  return bad("unknown endpoint");
+  return bad_request("unknown endpoint");
 }
 
 ResponseBody render_response(Endpoint endpoint, const ParsedRequest& parsed, const runtime::InferenceRequest& done) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "geo/table_lines.h"
 #include "geoalign/error.h"
 
 namespace geoalign::serve {
@@ -22,7 +23,7 @@ std::string unusable(std::string_view key) {
 }
 
 std::string_view trimmed(std::string_view s) {
-  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+  const auto blank = [](char c) { return c == ' ' || c == '\t'; };
   while (!s.empty() && blank(s.front())) s.remove_prefix(1);
   while (!s.empty() && blank(s.back())) s.remove_suffix(1);
   return s;
@@ -55,16 +56,12 @@ std::vector<std::string> ApiKeys::read(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw Error("cannot open the API keys file " + file.string());
   std::vector<std::string> keys;
-  std::string line;
-  for (std::size_t number = 1; std::getline(in, line); ++number) {
+  geo::for_each_table_line(in, file.string(), [&](std::string_view line, std::size_t number) {
     const std::string_view key = trimmed(line);
-    if (key.empty() || key.front() == '#') continue;
-    if (const std::string why = unusable(key); !why.empty()) {
-      throw Error(file.string() + ":" + std::to_string(number) + ": " + why);
-    }
+    if (key.empty() || key.front() == '#') return;  // a blank or indented comment line
+    if (const std::string why = unusable(key); !why.empty()) throw Error(geo::table_place(file.string(), number) + ": " + why);
     keys.emplace_back(key);
-  }
-  if (in.bad()) throw Error("cannot read the API keys file " + file.string());
+  });
   return keys;
 }
 

@@ -57,12 +57,9 @@ std::optional<HeaderList> CorsPolicy::preflight(std::string_view origin, std::st
                                                 std::string_view route_method) const {
   const bool method_ok = requested_method == route_method || (route_method == "GET" && requested_method == "HEAD");
   if (!allows(origin) || !method_ok) return std::nullopt;
-  HeaderList headers = answer_headers(origin);
-  headers.emplace_back("Access-Control-Allow-Methods",
-                       route_method == "GET" ? std::string("GET, HEAD") : std::string(route_method));
-  headers.emplace_back("Access-Control-Allow-Headers", kAllowedHeaders);
-  headers.emplace_back("Access-Control-Max-Age", kPreflightMaxAgeSeconds);
-  return headers;
+  return HeaderList{{"Access-Control-Allow-Methods", route_method == "GET" ? "GET, HEAD" : std::string(route_method)},
+                    {"Access-Control-Allow-Headers", kAllowedHeaders},
+                    {"Access-Control-Max-Age", kPreflightMaxAgeSeconds}};
 }
 
 }  // namespace geoalign::serve

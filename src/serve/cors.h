@@ -26,8 +26,8 @@ class CorsPolicy {
   // Access-Control-Allow-Origin and Vary headers, or none for an origin not allowed.
   HeaderList answer_headers(std::string_view origin) const;
   // For a preflight (OPTIONS with Access-Control-Request-Method) to a route that takes
-  // `route_method`: the headers of a 204, or nullopt when the origin or the method asked
-  // for is not allowed.
+  // `route_method`: the headers a 204 adds to answer_headers(origin), or nullopt when the
+  // origin or the method asked for is not allowed.
   std::optional<HeaderList> preflight(std::string_view origin, std::string_view requested_method,
                                       std::string_view route_method) const;
 

@@ -507,7 +507,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // route's group is open or the request carries one of the keys.
   bool authorized(const Route& route) const {
     const auto& keys = server_.options.api_keys;
-    if (!keys || server_.options.open_groups.contains(std::string(route_access_group(route.id)))) return true;
+    if (!keys || server_.options.open_groups.contains(route_access_group(route.id))) return true;
     const auto field = request_.find(http::field::authorization);
     return field != request_.end() && keys->admits(std::string_view(field->value().data(), field->value().size()));
   }
@@ -518,7 +518,7 @@ class Session : public std::enable_shared_from_this<Session> {
     const auto headers = server_.options.cors.preflight(std::string_view(origin.data(), origin.size()),
                                                         std::string_view(asked.data(), asked.size()), route.method);
     if (!headers) return not_allowed(route);
-    respond(http::status::no_content, "", "text/plain", *headers);
+    respond(http::status::no_content, "", "text/plain", *headers);  // respond() adds the allowed origin
   }
 
   void respond_error(const ApiError& error, bool retry_after = false, Headers headers = {}) {
@@ -537,12 +537,9 @@ class Session : public std::enable_shared_from_this<Session> {
     response->set(http::field::server, "geoalign");
     response->set(http::field::content_type, content_type);
     for (const auto& [name, value] : headers) response->set(name, value);
-    // A preflight's answer carries these already; every other answer gets them here.
-    if (status != http::status::no_content) {
-      const auto origin = request_[http::field::origin];
-      for (const auto& [name, value] : server_.options.cors.answer_headers(std::string_view(origin.data(), origin.size()))) {
-        response->set(name, value);
-      }
+    const auto origin = request_[http::field::origin];
+    for (const auto& [name, value] : server_.options.cors.answer_headers(std::string_view(origin.data(), origin.size()))) {
+      response->set(name, value);
     }
     response->keep_alive(keep_alive_ && !server_.draining);
     response->body() = std::move(body);

@@ -46,7 +46,7 @@ struct ServerOptions {
   // The keys a request needs (null: none), reloaded from their file on SIGHUP, and the
   // groups of routes open without one (route_access_group in serve/routes.h).
   std::shared_ptr<ApiKeys> api_keys;
-  std::set<std::string> open_groups = {"health"};
+  std::set<std::string, std::less<>> open_groups = {"health"};
   CorsPolicy cors;
 };
 
