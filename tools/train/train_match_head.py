@@ -44,8 +44,8 @@ Steps (fixed seeds):
 The match head learns each pair in canonical order (`geoalign features --order canonical`:
 the shorter address first) with one more input, order_swapped, that says whether the pair
 was given the other way round. A pair and its swap then have one set of features (and,
-with --encoder-inputs yes, one encoder pass); the default, symmetric, reading is the mean of the head's probabilities over
-order_swapped 0 and 1 (exactly the same numbers in either order), and its offsets are
+with --encoder-inputs yes, one encoder pass); the default, symmetric, reading is the mean
+of the head's probabilities over order_swapped 0 and 1 (exactly the same numbers in either order), and its offsets are
 tuned on that reading. --orders given trains the head for `--ordered` instead, on pairs as
 given, into MODEL/match_head_ordered.json ("ordered match head" in TRAINING.txt): read as
 given, CCKS's query -> map record shape scores higher through it (0.707 against 0.698,
@@ -163,17 +163,16 @@ def pair_table(geoalign, encoder_dir, parser_dir, weights_path, pairs_path, with
                  "--order", "canonical" if canonical else "given", *([] if with_encoder else ["--without-encoder"]),
                  pairs_path]).splitlines()
     names = lines[0].split("\t")[1:-1]
-    columns = list(range(len(names)))
     rows = [line.rstrip("\n").split("\t") for line in open(pairs_path, encoding="utf-8")]
     X, y, split, fold = [], [], [], []
     for line in lines[1:]:
         f = line.split("\t")
         row = rows[int(f[0]) - 1]
-        X.append([float(f[1 + i]) for i in columns])
+        X.append([float(v) for v in f[1:1 + len(names)]])
         y.append(int(row[2]))
         split.append(data.split_of(row[0]))
         fold.append(int(hashlib.md5(row[0].encode("utf-8")).hexdigest(), 16) % 5)
-    return np.array(X, dtype=np.float32), np.array(y), np.array(split), [names[i] for i in columns], np.array(fold)
+    return np.array(X, dtype=np.float32), np.array(y), np.array(split), names, np.array(fold)
 
 
 def export_trees(clf, offsets):
