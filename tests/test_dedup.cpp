@@ -25,6 +25,11 @@ namespace {
 
 using namespace geoalign::testing;
 
+// The engine as search and dedup load it by default: the rerank head decides pairs.
+engine::EngineOptions rerank_options(Precision precision) {
+  return {.precision = precision, .head = engine::Head::Rerank};
+}
+
 TEST(AverageLinkage, AChainDoesNotPullUnrelatedEndsTogether) {
   // 0~1 and 1~2 are strong, 0~2 is plainly not a match: 2 stays out.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> asked;
@@ -105,7 +110,7 @@ TEST(AverageLinkage, OneLargePlaceScoresFewPairsOnDemand) {
 }
 
 TEST(Dedup, ClustersOnePlaceWrittenManyWaysAndKeepsOthersApart) {
-  const auto model = index::AddressModel::load(source_dir() / "models/default", Precision::FP32);
+  const auto model = engine::Engine::load(source_dir() / "models/default", rerank_options(Precision::FP32));
   const std::vector<std::string> rows = {
       "杭州市西湖区文三路478号华星科技大厦", "文三路478号华星大厦", "北京市海淀区中关村大街27号",
       "杭州市西湖区文三路478号华星科技大厦",  // the first row again
@@ -217,14 +222,14 @@ TEST(ExactNeighbours, AgreeWithAPlainScanAndBreakTiesByRowNumber) {
 }
 
 // One rerank implementation: `score --head rerank` (pairs of text), search's rerank
-// (AddressModel::score over parsed addresses) and dedup's pair scoring give the same
+// (engine::Engine::score over parsed addresses) and dedup's pair scoring give the same
 // probabilities for the same pairs in the symmetric reading, which is the mean of the two
 // ordered readings and the same to the bit whichever address comes first; and the head
 // tells the clear cases apart.
 TEST(Dedup, ScoreSearchAndDedupShareOneRerankPath) {
   const auto dir = source_dir() / "models/default";
   if (!std::filesystem::exists(dir / match::MatchHead::kRerankFileName)) GTEST_SKIP() << "no shipped rerank head";
-  const auto model = index::AddressModel::load(dir, Precision::FP32, "rerank");
+  const auto model = engine::Engine::load(dir, rerank_options(Precision::FP32));
   ASSERT_TRUE(model->fast_pairs());
   const auto rerank = runtime::RerankScorer::load(dir, model::load_folder_aliases(dir));
   const std::vector<std::string> texts = {"杭州市西湖区文三路478号华星科技大厦", "\u200B文三路478号 华星科技大厦",
@@ -232,9 +237,9 @@ TEST(Dedup, ScoreSearchAndDedupShareOneRerankPath) {
                                           "杭州市西湖区文三路478号华星科技大厦"};
   const std::vector<std::pair<std::uint32_t, std::uint32_t>> numbered = {{0, 1}, {1, 0}, {0, 2}, {2, 3}, {0, 4}};
   std::vector<AddressPair> as_text;
-  std::vector<index::Address> addresses;
+  std::vector<engine::Address> addresses;
   for (const auto& t : texts) addresses.push_back(model->prepare(model->normalize(t)));
-  std::vector<std::pair<const index::Address*, const index::Address*>> as_parsed;
+  std::vector<std::pair<const engine::Address*, const engine::Address*>> as_parsed;
   std::vector<dedup::AddressPair> as_numbers;
   for (const auto& [a, b] : numbered) {
     as_text.push_back({texts[a], texts[b]});
@@ -272,13 +277,13 @@ TEST(Dedup, ScoreSearchAndDedupShareOneRerankPath) {
 // order) and read as given.
 TEST(Dedup, TheMatchHeadPathIsMatchersInEitherReading) {
   const auto dir = source_dir() / "models/default";
-  const auto model = index::AddressModel::load(dir, Precision::FP32, "match");
+  const auto model = engine::Engine::load(dir, {.precision = Precision::FP32, .head = engine::Head::Match});
   ASSERT_FALSE(model->fast_pairs());
   const std::vector<std::string> texts = {"杭州市西湖区文三路478号华星科技大厦", "文三路478号华星大厦",
                                           "北京市海淀区中关村大街27号"};
-  std::vector<index::Address> addresses;
+  std::vector<engine::Address> addresses;
   for (const auto& t : texts) addresses.push_back(model->prepare(model->normalize(t)));
-  const std::vector<std::pair<const index::Address*, const index::Address*>> pairs = {
+  const std::vector<std::pair<const engine::Address*, const engine::Address*>> pairs = {
       {&addresses[0], &addresses[1]}, {&addresses[1], &addresses[0]}, {&addresses[0], &addresses[2]}};
   const std::vector<AddressPair> as_text = {{texts[0], texts[1]}, {texts[1], texts[0]}, {texts[0], texts[2]}};
   for (const PairReading reading : {PairReading::Symmetric, PairReading::Ordered}) {
@@ -305,7 +310,7 @@ TEST(Dedup, TheMatchHeadPathIsMatchersInEitherReading) {
 }
 
 TEST(Dedup, ClustersDoNotDependOnRowOrder) {
-  const auto model = index::AddressModel::load(source_dir() / "models/default", Precision::FP32);
+  const auto model = engine::Engine::load(source_dir() / "models/default", rerank_options(Precision::FP32));
   const std::vector<std::string> rows = {
       "河南省巩义市新华路街道桐和街6号钢苑新区3号楼一单元", "钢苑新区3号楼", "巩义市桐和街",
       "浙江省杭州市西湖区文三路478号华星科技大厦5楼", "华星科技大厦", "文三路478号",
@@ -325,8 +330,8 @@ TEST(Dedup, ClustersDoNotDependOnRowOrder) {
   EXPECT_EQ(partition(shuffled), forward);
 
   // Each pair's evidence is the same whichever address is numbered first.
-  const std::vector<index::Address> ab = {model->prepare(model->normalize(rows[0])), model->prepare(model->normalize(rows[1]))};
-  const std::vector<index::Address> ba = {ab[1], ab[0]};
+  const std::vector<engine::Address> ab = {model->prepare(model->normalize(rows[0])), model->prepare(model->normalize(rows[1]))};
+  const std::vector<engine::Address> ba = {ab[1], ab[0]};
   const dedup::AddressPair pair{0, 1};
   const auto e1 = dedup::score_pairs(*model, ab, std::span(&pair, 1))[0];
   const auto e2 = dedup::score_pairs(*model, ba, std::span(&pair, 1))[0];
@@ -342,14 +347,14 @@ TEST(Dedup, ClustersDoNotDependOnRowOrder) {
 TEST(Dedup, AbbreviationsAndTheirExpansionsAreOnePlace) {
   TempDir dir;
   write_file(dir / "mine.tsv", "西湖银泰\t西湖银泰城购物中心\n");
-  const auto model = index::AddressModel::load(source_dir() / "models/default", Precision::FP32, "rerank", {},
-                                               dir / "mine.tsv");
+  const auto model = engine::Engine::load(source_dir() / "models/default",
+                                          {.precision = Precision::FP32, .aliases = dir / "mine.tsv", .head = engine::Head::Rerank});
   const std::vector<std::pair<std::string, std::string>> same = {
       {"中国工商银行深圳分行", "工行深圳分行"}, {"北京市海淀区北京大学", "北京市海淀区北大"},
       {"杭州西湖银泰城购物中心", "杭州西湖银泰"}};
   for (const auto& [full, abbreviated] : same) {
-    const index::Address a = model->prepare(model->normalize(full)), b = model->prepare(model->normalize(abbreviated));
-    const std::vector<std::pair<const index::Address*, const index::Address*>> pairs = {{&a, &b}, {&b, &a}};
+    const engine::Address a = model->prepare(model->normalize(full)), b = model->prepare(model->normalize(abbreviated));
+    const std::vector<std::pair<const engine::Address*, const engine::Address*>> pairs = {{&a, &b}, {&b, &a}};
     for (const auto& r : model->score(pairs)) {
       EXPECT_EQ(r.label, "exact_match") << abbreviated;
       EXPECT_FLOAT_EQ(r.p_exact_match, 1.0f) << abbreviated;
@@ -364,13 +369,13 @@ TEST(Dedup, StagesRunOnSplitBatchesGiveTheSameResultAsOneRun) {
       "杭州市西湖区文三路478号华星科技大厦", "文三路478号华星大厦", "北京市海淀区中关村大街27号", "海淀中关村大街27号",
       "杭州市西湖区天目山路100号", "天目山路100号", "上海市浦东新区世纪大道100号环球金融中心", "世纪大道100号上海环球金融中心"};
   for (Precision precision : {Precision::FP32, Precision::Auto}) {
-    const auto model = index::AddressModel::load(source_dir() / "models/default", precision);
+    const auto model = engine::Engine::load(source_dir() / "models/default", rerank_options(precision));
     dedup::DedupOptions options;
     const auto whole = dedup::deduplicate(*model, rows, options);
     const std::size_t n = whole.texts.size();
 
     std::vector<float> vectors;  // one address at a time
-    std::vector<index::Address> addresses;
+    std::vector<engine::Address> addresses;
     std::vector<dedup::StatedRegion> regions;
     for (const auto& t : whole.texts) {
       const std::string_view view = t;

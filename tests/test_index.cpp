@@ -250,9 +250,12 @@ TEST(InnerProductDistance, EveryIsaComputesTheBaselineDistance) {
 
 class AddressIndexTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { model_ = index::AddressModel::load(source_dir() / "models/default", Precision::FP32).release(); }
+  static void SetUpTestSuite() {
+    model_ = engine::Engine::load(source_dir() / "models/default", {.precision = Precision::FP32, .head = engine::Head::Rerank})
+                 .release();
+  }
   static void TearDownTestSuite() { delete model_; }
-  static index::AddressModel* model_;
+  static engine::Engine* model_;
 
   index::AddressIndex build(const std::vector<index::NewRecord>& records) {
     index::AddressIndex ix(source_dir() / "models/default", *model_);
@@ -260,7 +263,7 @@ class AddressIndexTest : public ::testing::Test {
     return ix;
   }
 };
-index::AddressModel* AddressIndexTest::model_ = nullptr;
+engine::Engine* AddressIndexTest::model_ = nullptr;
 
 const std::vector<index::NewRecord> kRecords = {
     {"hz1", "杭州市西湖区文三路478号华星科技大厦"}, {"hz2", "杭州市西湖区文三路90号东部软件园"},
@@ -404,7 +407,7 @@ TEST(AddressIndex, TheQuerysOwnTextIsAnExactMatchWhateverTheLabelsAreCalled) {
   config["id2label"] = {{"0", "不匹配"}, {"1", "部分匹配"}, {"2", "完全匹配"}};
   config["label2id"] = {{"不匹配", 0}, {"部分匹配", 1}, {"完全匹配", 2}};
   write_file(folder / "config.json", config.dump());
-  const auto model = index::AddressModel::load(folder, Precision::FP32);
+  const auto model = engine::Engine::load(folder, {.precision = Precision::FP32, .head = engine::Head::Rerank});
   index::AddressIndex ix(folder, *model);
   ix.add(*model, {{"full", "泗塘新村泗塘一村45号"}, {"same", "上海市泗塘一村"}, {"other", "上海市泗塘二村"}});
   const index::Searcher searcher(ix, *model);

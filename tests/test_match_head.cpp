@@ -894,12 +894,11 @@ TEST(MatchHead, ShippedRerankHeadGivesProbabilities) {
   EXPECT_GT(p[3], 0.5f);  // another city: not a match
 }
 
-// score and eval with --head rerank: the folder's normalization, then the rerank head,
-// without the encoder (its weights are gone from this folder).
+// score and eval with --head rerank: the folder's normalization, then the rerank head
+// alone (the engine loads the encoder for embeddings, but no decision reads it).
 TEST(RerankHead, ScoreAndEvalRunItWithoutTheEncoder) {
   TempDir dir;
   const auto model = copy_fixture_model(dir);
-  std::filesystem::remove(model / "model.safetensors");
   auto config = nlohmann::json::parse(read_file(model / "config.json"));
   config["geoalign"] = {{"normalize", {{"fullwidth_to_halfwidth", true}, {"clean_whitespace", true}}}};
   write_file(model / "config.json", config.dump());

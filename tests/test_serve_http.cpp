@@ -752,7 +752,7 @@ class ServeSearch : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new TempDir();
-    const auto model = index::AddressModel::load(shipped(), Precision::FP32);
+    const auto model = engine::Engine::load(shipped(), {.precision = Precision::FP32});
     index::AddressIndex ix(shipped(), *model);
     ix.add(*model, {{"hz1", "杭州市西湖区文三路478号华星科技大厦"},
                     {"hz2", "杭州市西湖区文三路90号东部软件园"},
@@ -760,13 +760,12 @@ class ServeSearch : public ::testing::Test {
                     {"bj2", "北京市海淀区中关村大街27号"},
                     {"sz1", "深圳市南山区科技园科苑路15号"}});
     ix.save(*dir_ / "ix");
-    scorer_ = new std::shared_ptr<const runtime::PairScorer>(
-        std::make_shared<const runtime::PairScorer>(model::ModelFolder::load(shipped(), ops::MatmulPrecision::FP32)));
-    search_ = SearchKind::open(*dir_ / "ix", shipped(), *scorer_).release();
+    engine_ = engine::Engine::load(shipped(), {.precision = Precision::FP32, .head = engine::Head::Rerank}).release();
+    search_ = SearchKind::open(*dir_ / "ix", shipped(), *engine_).release();
   }
   static void TearDownTestSuite() {
     delete search_;
-    delete scorer_;
+    delete engine_;
     delete dir_;
   }
   static std::filesystem::path shipped() { return source_dir() / "models/default"; }
@@ -775,18 +774,18 @@ class ServeSearch : public ::testing::Test {
   }
 
   static TempDir* dir_;
-  static std::shared_ptr<const runtime::PairScorer>* scorer_;
+  static engine::Engine* engine_;
   static SearchKind* search_;
 };
 TempDir* ServeSearch::dir_ = nullptr;
-std::shared_ptr<const runtime::PairScorer>* ServeSearch::scorer_ = nullptr;
+engine::Engine* ServeSearch::engine_ = nullptr;
 SearchKind* ServeSearch::search_ = nullptr;
 
 // `serve --index` loaded the weights a second time for search, always on the CPU: search
-// now parses, embeds and reranks with the server's own scorer, on its device.
-TEST_F(ServeSearch, SearchUsesTheServersScorerNotASecondCopy) {
-  EXPECT_EQ(&search_->model().scorer(), scorer_->get());
-  EXPECT_EQ(scorer_->use_count(), 2);  // the test's handle and the search's
+// now parses, embeds and reranks with the server's own engine, on its device.
+TEST_F(ServeSearch, SearchUsesTheServersEngineNotASecondCopy) {
+  EXPECT_EQ(&search_->model(), engine_);
+  EXPECT_EQ(search_->model().head(), engine::Head::Rerank);
 }
 
 std::vector<std::string> result_ids(const json& query_results) {
@@ -812,7 +811,7 @@ TEST_F(ServeSearch, FindsEachQuerysPlaceFirstInQueryOrder) {
   EXPECT_TRUE(results[0]["results"][0].contains("label"));
   EXPECT_EQ(results[0]["results"][0]["text"], "杭州市西湖区文三路478号华星科技大厦");
   // The same answers as `geoalign search`: the batcher's embeddings are the index model's.
-  const auto model = index::AddressModel::load(shipped(), Precision::FP32);
+  const auto model = engine::Engine::load(shipped(), {.precision = Precision::FP32, .head = engine::Head::Rerank});
   const auto ix = index::AddressIndex::open(*dir_ / "ix");
   const index::Searcher searcher(ix, *model);
   index::SearchOptions options;

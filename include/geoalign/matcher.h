@@ -43,6 +43,11 @@ struct MatcherOptions {
   std::filesystem::path aliases{};
   // How score() reads a pair (see PairReading).
   PairReading reading = PairReading::Symmetric;
+  // The head that decides score()'s pairs: "match" (the encoder, then the folder's match
+  // head when it has one) or "rerank" (the folder's rerank head alone, rerank_head.json:
+  // the parses and trees, no encoder, as search and dedup decide; an Error when the folder
+  // has none). Anything else is an Error.
+  std::string head = "match";
 };
 
 struct AddressPair {

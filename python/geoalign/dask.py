@@ -91,11 +91,12 @@ def _cached(key: Hashable, make: Callable[[], Any], threads: int) -> Any:
         return _cache[key]
 
 
-def _matcher(model: str, precision: str, threads: int, aliases: Optional[str], ordered: bool = False):
+def _matcher(model: str, precision: str, threads: int, aliases: Optional[str], ordered: bool = False,
+             head: str = "match"):
     from . import Matcher
 
-    return _cached(("matcher", model, precision, aliases, ordered),
-                   lambda: Matcher(model, precision=precision, aliases=aliases, ordered=ordered), threads)
+    return _cached(("matcher", model, precision, aliases, ordered, head),
+                   lambda: Matcher(model, precision=precision, aliases=aliases, ordered=ordered, head=head), threads)
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,8 @@ def _check_on_error(on_error: str) -> None:
 
 
 def _score_partition(part: pd.DataFrame, addr1: str, addr2: str, model: str, precision: str, threads: int,
-                     batch_size: int, on_error: str, aliases: Optional[str], ordered: bool) -> pd.DataFrame:
+                     batch_size: int, on_error: str, aliases: Optional[str], ordered: bool,
+                     head: str) -> pd.DataFrame:
     errors = [None] * len(part)
     for i, (a, b) in enumerate(zip(part[addr1], part[addr2])):
         why = bad_text(a) or bad_text(b)
@@ -138,8 +140,8 @@ def _score_partition(part: pd.DataFrame, addr1: str, addr2: str, model: str, pre
     columns = {c: np.full(len(part), None, dtype=object) if c == "label" else np.full(len(part), np.nan, np.float32)
                for c in SCORE_COLUMNS}
     if good:
-        scored = _matcher(model, precision, threads, aliases, ordered).score_frame(part.iloc[good], addr1, addr2,
-                                                                                   batch_size=batch_size)
+        scored = _matcher(model, precision, threads, aliases, ordered, head).score_frame(
+            part.iloc[good], addr1, addr2, batch_size=batch_size)
         for c in SCORE_COLUMNS:
             columns[c][good] = scored[c].to_numpy()
     out = part.copy()
@@ -152,7 +154,8 @@ def _score_partition(part: pd.DataFrame, addr1: str, addr2: str, model: str, pre
 
 def score(ddf: dd.DataFrame, addr1: str = "addr1", addr2: str = "addr2", *, model: Optional[str] = None,
           precision: str = "auto", batch_size: int = 64, on_error: str = "fail",
-          threads: Optional[int] = None, aliases: Optional[str] = None, ordered: bool = False) -> dd.DataFrame:
+          threads: Optional[int] = None, aliases: Optional[str] = None, ordered: bool = False,
+          head: str = "match") -> dd.DataFrame:
     """Scores the address pairs in two columns of a Dask DataFrame.
 
     Returns the frame with ``label``, ``score``, ``p_not_match``, ``p_partial_match`` and
@@ -172,8 +175,12 @@ def score(ddf: dd.DataFrame, addr1: str = "addr1", addr2: str = "addr2", *, mode
     ordered: read each pair as given (``addr1`` the query, ``addr2`` the reference), as
     :class:`geoalign.Matcher`'s ``ordered``; by default a pair's answer does not depend on
     which column holds which address.
+
+    head: ``"match"`` or ``"rerank"``, as :class:`geoalign.Matcher`'s ``head``.
     """
     _check_on_error(on_error)
+    if head not in ("match", "rerank"):
+        raise ValueError(f"head must be 'match' or 'rerank', not {head!r}")
     for c in (addr1, addr2):
         if c not in ddf.columns:
             raise ValueError(f"no column {c!r} in the frame (columns: {list(ddf.columns)})")
@@ -186,7 +193,7 @@ def score(ddf: dd.DataFrame, addr1: str = "addr1", addr2: str = "addr2", *, mode
         meta["error"] = pd.Series(dtype=object)
     return ddf.map_partitions(_score_partition, addr1, addr2, model, precision,
                               layout().threads if threads is None else threads, batch_size, on_error,
-                              None if aliases is None else str(aliases), bool(ordered), meta=meta)
+                              None if aliases is None else str(aliases), bool(ordered), head, meta=meta)
 
 
 # --- dedup ------------------------------------------------------------------------------

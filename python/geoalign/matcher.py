@@ -68,6 +68,9 @@ class Matcher:
             as ``geoalign score --ordered``; by default a pair gets one answer whichever
             address comes first (a folder without a head of its own, such as an MGeo
             checkpoint, reads pairs as given either way).
+        head: what decides a pair: ``"match"`` (the encoder, then the folder's match head) or
+            ``"rerank"`` (the folder's rerank head alone: parses and trees, no encoder, the
+            head search and dedup use; ``geoalign score --head rerank``).
 
     A Matcher pickles as its folder and options, and unpickles by loading them again (in
     the process it reaches: a multiprocessing or Dask worker).
@@ -78,12 +81,14 @@ class Matcher:
     """
 
     def __init__(self, model: str | Path | None = None, precision: str = "auto", threads: int = 0,
-                 device: str = "cpu", aliases: str | Path | None = None, ordered: bool = False) -> None:
+                 device: str = "cpu", aliases: str | Path | None = None, ordered: bool = False,
+                 head: str = "match") -> None:
         _check_threads(threads)
         # As given: a Matcher unpickled on another host finds its own bundled model for None.
         aliases = None if aliases is None else str(aliases)
-        self._args = (None if model is None else str(model), precision, threads, device, aliases, bool(ordered))
-        self._matcher = _geoalign.Matcher(model_dir(model), precision, threads, device, aliases or "", bool(ordered))
+        self._args = (None if model is None else str(model), precision, threads, device, aliases, bool(ordered), head)
+        self._matcher = _geoalign.Matcher(model_dir(model), precision, threads, device, aliases or "", bool(ordered),
+                                          head)
 
     def __reduce__(self) -> tuple:
         return (Matcher, self._args)

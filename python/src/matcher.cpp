@@ -68,14 +68,15 @@ void bind_matcher(py::module_& m) {
   m.attr("DEFAULT_BATCH_SIZE") = kDefaultBatchSize;
   py::class_<Matcher>(m, "Matcher")
       .def(py::init([](const std::string& model_dir, const std::string& precision, int threads,
-                       const std::string& device, const std::string& aliases, bool ordered) {
+                       const std::string& device, const std::string& aliases, bool ordered,
+                       const std::string& head) {
              const MatcherOptions options{parse_precision(precision), threads, device, aliases,
-                                          ordered ? PairReading::Ordered : PairReading::Symmetric};
+                                          ordered ? PairReading::Ordered : PairReading::Symmetric, head};
              py::gil_scoped_release release;
              return Matcher::load(model_dir, options);
            }),
            py::arg("model_dir"), py::arg("precision"), py::arg("threads"), py::arg("device"), py::arg("aliases"),
-           py::arg("ordered"))
+           py::arg("ordered"), py::arg("head"))
       .def(
           "score",
           [](const Matcher& matcher, py::handle pairs, std::size_t batch_size) {

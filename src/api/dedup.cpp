@@ -55,7 +55,7 @@ DedupTable public_table(const dedup::DedupTable& t) {
 }  // namespace
 
 struct Deduplicator::Impl {
-  std::unique_ptr<index::AddressModel> model;
+  std::unique_ptr<engine::Engine> model;
 };
 
 Deduplicator::Deduplicator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -66,7 +66,10 @@ Deduplicator::~Deduplicator() = default;
 Deduplicator Deduplicator::load(const std::filesystem::path& model_dir, const DedupModelOptions& options) {
   adopt_num_threads();
   auto impl = std::make_unique<Impl>();
-  impl->model = index::AddressModel::load(model_dir, options.precision, options.head, options.parser, options.aliases);
+  impl->model = engine::Engine::load(model_dir, {.precision = options.precision,
+                                                     .parser_dir = options.parser,
+                                                     .aliases = options.aliases,
+                                                     .head = engine::parse_head(options.head)});
   return Deduplicator(std::move(impl));
 }
 
@@ -122,7 +125,7 @@ std::vector<ScoredPair> Deduplicator::score(std::span<const std::string> texts,
     named[pairs[i].a] = named[pairs[i].b] = 1;
   }
   // Only the addresses the pairs name are parsed: a chunk of pairs names few of them.
-  const std::vector<index::Address> parsed = impl_->model->prepare_all(texts, {}, named);
+  const std::vector<engine::Address> parsed = impl_->model->prepare_all(texts, {}, named);
   const std::vector<dedup::PairEvidence> evidence = dedup::score_pairs(*impl_->model, parsed, p);
   std::vector<ScoredPair> out(evidence.size());
   std::transform(evidence.begin(), evidence.end(), out.begin(), public_pair);
@@ -144,7 +147,7 @@ AddressClusters Deduplicator::cluster(std::span<const std::string> texts, std::s
   });
   // Clustering asks for few pairs beyond the candidates: their addresses are parsed when
   // first named.
-  dedup::Entities e = dedup::cluster_addresses(*impl_->model, texts, std::vector<index::Address>(texts.size()), evidence,
+  dedup::Entities e = dedup::cluster_addresses(*impl_->model, texts, std::vector<engine::Address>(texts.size()), evidence,
                                                o.rule, threshold(options), engine_regions(regions));
   return {std::move(e.cluster), std::move(e.best_match), std::move(e.best_link), e.on_demand.size()};
 }

@@ -15,14 +15,14 @@ static_assert(std::string_view(Index::kManifestFile) == index::AddressIndex::kMa
 // Pointers: the searcher, which keeps each region's records between searches, refers to
 // the index and the model, and an Index moves.
 struct Index::Impl {
-  std::unique_ptr<index::AddressModel> model;
+  std::unique_ptr<engine::Engine> model;
   std::unique_ptr<index::AddressIndex> index;
   std::unique_ptr<index::Searcher> searcher;
   // Shared by searches; add() and save() take it alone, so a search never reads an index
   // that is changing (and a save records the generation it wrote).
   mutable std::shared_mutex mutex;
 
-  Impl(index::AddressIndex ix, std::unique_ptr<index::AddressModel> m)
+  Impl(index::AddressIndex ix, std::unique_ptr<engine::Engine> m)
       : model(std::move(m)),
         index(std::make_unique<index::AddressIndex>(std::move(ix))),
         searcher(std::make_unique<index::Searcher>(*index, *model)) {}
@@ -33,8 +33,18 @@ Index::Index(Index&&) noexcept = default;
 Index& Index::operator=(Index&&) noexcept = default;
 Index::~Index() = default;
 
+namespace {
+engine::EngineOptions engine_options(const IndexOptions& options) {
+  engine::EngineOptions out;
+  out.precision = options.precision;
+  out.head = engine::parse_head(options.head);
+  out.aliases = options.aliases;
+  return out;
+}
+}  // namespace
+
 Index Index::create(const std::filesystem::path& model_dir, const IndexOptions& options) {
-  auto model = index::AddressModel::load(model_dir, options.precision, options.head, {}, options.aliases);
+  auto model = engine::Engine::load(model_dir, engine_options(options));
   index::AddressIndex ix(model_dir, *model, index::VectorIndex::Options{options.links, options.build_candidates});
   return Index(std::make_unique<Impl>(std::move(ix), std::move(model)));
 }
@@ -43,7 +53,7 @@ Index Index::open(const std::filesystem::path& dir, const std::filesystem::path&
   index::AddressIndex ix = index::AddressIndex::open(dir);
   const std::filesystem::path model_path = model_dir.empty() ? ix.model_dir() : model_dir;
   ix.check_model(model_path);
-  auto model = index::AddressModel::load(model_path, options.precision, options.head, {}, options.aliases);
+  auto model = engine::Engine::load(model_path, engine_options(options));
   return Index(std::make_unique<Impl>(std::move(ix), std::move(model)));
 }
 

@@ -1,16 +1,6 @@
 #include "geoalign/matcher.h"
 
-#include <algorithm>
-#include <mutex>
-#include <numeric>
-#include <optional>
-
-#include "backend/memory.h"
-#include "backend/threads.h"
-#include "model/precision.h"
-#include "runtime/length_batches.h"
-#include "runtime/pair_scorer.h"
-#include "runtime/score_chunks.h"
+#include "engine/engine.h"
 
 namespace geoalign {
 
@@ -32,15 +22,8 @@ const char* precision_name(Precision p) {
   return "?";
 }
 
-using runtime::for_each_length_batch;
-
 struct Matcher::Impl {
-  Impl(model::ModelFolder folder, Precision p) : scorer(std::move(folder)), precision(p) {}
-
-  runtime::PairScorer scorer;
-  Precision precision;
-  std::mutex mutex;  // guards the workspace
-  model::BertModel::Workspace workspace;
+  std::unique_ptr<engine::Engine> engine;
 };
 
 Matcher::Matcher(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -49,57 +32,28 @@ Matcher& Matcher::operator=(Matcher&&) noexcept = default;
 Matcher::~Matcher() = default;
 
 Matcher Matcher::load(const std::filesystem::path& model_dir, const MatcherOptions& options) {
-  const Device device = parse_device(options.device);
-  require_device(device);
-  const ops::MatmulPrecision precision = model::resolve_precision(options.precision, device);
-  use_num_threads(options.threads);
-  return Matcher(std::make_unique<Impl>(model::ModelFolder::load(model_dir, precision, device, {}, options.aliases, options.reading),
-                                        model::precision_of(precision)));
+  engine::EngineOptions engine_options;
+  engine_options.precision = options.precision;
+  engine_options.device = options.device;
+  engine_options.aliases = options.aliases;
+  engine_options.reading = options.reading;
+  engine_options.threads = options.threads;
+  engine_options.head = engine::parse_head(options.head);
+  if (engine_options.head == engine::Head::Rerank) engine::require_rerank_head(model_dir);
+  return Matcher(std::make_unique<Impl>(Impl{engine::Engine::load(model_dir, engine_options)}));
 }
 
 std::vector<MatchResult> Matcher::score(std::span<const AddressPair> pairs, std::size_t batch_size) const {
-  Impl& m = *impl_;
-  adopt_num_threads();
-  m.scorer.require_classifier();
-  if (batch_size == 0) throw Error("batch size must be at least 1");
-  // In the chunks `geoalign score` reads, each grouped by length on its own, so that every
-  // front end builds the same batches and gets the same numbers to the bit (int8 batches
-  // depend on what else is in them); a chunk at a time also bounds the tokens held.
-  const std::size_t chunk = runtime::score_chunk_size(batch_size);
-  std::vector<MatchResult> results(pairs.size()), batch_results;
-  for (std::size_t first = 0; first < pairs.size(); first += chunk) {
-    const auto part = pairs.subspan(first, std::min(chunk, pairs.size() - first));
-    const std::vector<text::EncodedInput> inputs = m.scorer.encode_pairs(part, nullptr, first);
-    std::lock_guard lock(m.mutex);
-    for_each_length_batch(inputs, batch_size, [&](auto batch, std::span<const std::size_t> slots) {
-      m.scorer.classify(batch, m.workspace, batch_results);
-      for (std::size_t k = 0; k < slots.size(); ++k) results[first + slots[k]] = std::move(batch_results[k]);
-    });
-  }
-  return results;
+  return impl_->engine->score(pairs, batch_size);
 }
 
 std::vector<std::vector<float>> Matcher::embed(std::span<const std::string> addresses, Pooling pooling,
                                                std::size_t batch_size) const {
-  Impl& m = *impl_;
-  adopt_num_threads();
-  const std::vector<text::EncodedInput> inputs = m.scorer.encode_addresses(addresses);
-  const auto hidden = m.scorer.folder().config.bert.hidden_size;
-  const std::optional<model::EmbeddingHead> raw =
-      pooling == Pooling::Model ? std::nullopt
-                                : std::optional(model::EmbeddingHead::pooling_only(
-                                      pooling == Pooling::Cls ? ops::Pooling::Cls : ops::Pooling::Mean, hidden));
-  std::vector<std::vector<float>> out(addresses.size()), batch_vectors;
-  std::lock_guard lock(m.mutex);
-  for_each_length_batch(inputs, batch_size, [&](auto batch, std::span<const std::size_t> slots) {
-    m.scorer.embed(batch, m.workspace, batch_vectors, raw ? &*raw : nullptr);
-    for (std::size_t k = 0; k < slots.size(); ++k) out[slots[k]] = std::move(batch_vectors[k]);
-  });
-  return out;
+  return impl_->engine->embed(addresses, pooling, batch_size);
 }
 
-const std::vector<std::string>& Matcher::labels() const { return impl_->scorer.labels(); }
-std::size_t Matcher::max_length() const { return impl_->scorer.max_length(); }
-Precision Matcher::precision() const { return impl_->precision; }
+const std::vector<std::string>& Matcher::labels() const { return impl_->engine->labels(); }
+std::size_t Matcher::max_length() const { return impl_->engine->max_length(); }
+Precision Matcher::precision() const { return impl_->engine->precision(); }
 
 }  // namespace geoalign

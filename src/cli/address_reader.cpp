@@ -10,7 +10,7 @@
 #include "cli/line_reader.h"
 #include "cli/model_options.h"
 #include "geoalign/error.h"
-#include "index/address_model.h"
+#include "engine/engine.h"
 #include "text/markup.h"
 #include "text/unicode.h"
 
@@ -37,7 +37,7 @@ void BadRows::finish() const {
   std::fprintf(stderr, "geoalign %s: %zu bad lines of %s skipped\n", command_.c_str(), bad_, file_.c_str());
 }
 
-std::string normalization_problem(const index::AddressModel& model, const std::string& text) {
+std::string normalization_problem(const engine::Engine& model, const std::string& text) {
   try {
     return model.normalize(text).empty() ? "the address is blank after normalization" : "";
   } catch (const std::exception& e) {
@@ -45,7 +45,7 @@ std::string normalization_problem(const index::AddressModel& model, const std::s
   }
 }
 
-std::vector<AddressRow> read_address_file(const std::string& path, BadRows& bad_rows, const index::AddressModel* model) {
+std::vector<AddressRow> read_address_file(const std::string& path, BadRows& bad_rows, const engine::Engine* model) {
   InputFile file(path);
   LineReader reader(file.stream(), file.name());
   std::vector<AddressRow> rows;

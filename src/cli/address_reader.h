@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-namespace geoalign::index {
-class AddressModel;
+namespace geoalign::engine {
+class Engine;
 }
 
 namespace geoalign::cli {
@@ -42,7 +42,7 @@ class BadRows {
 // seen on an earlier line and, given a model, addresses it normalizes to nothing (only a
 // phone number) are bad rows, reported to bad_rows and left out.
 std::vector<AddressRow> read_address_file(const std::string& path, BadRows& bad_rows,
-                                          const index::AddressModel* model = nullptr);
+                                          const engine::Engine* model = nullptr);
 
 // Names each row without an id by its line number (the CLI's one rule for such rows, in
 // index and dedup alike: a line the user can find). A row whose line number another row
@@ -51,6 +51,6 @@ std::vector<AddressRow> name_rows_by_line(std::vector<AddressRow> rows, BadRows&
 
 // Why `model` cannot use `text` (blank once normalized, or refused by normalization); empty
 // when it can.
-std::string normalization_problem(const index::AddressModel& model, const std::string& text);
+std::string normalization_problem(const engine::Engine& model, const std::string& text);
 
 }  // namespace geoalign::cli

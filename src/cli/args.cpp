@@ -66,6 +66,13 @@ std::vector<std::string> Args::all(const std::string& name) const {
   return it != every_value_.end() ? it->second : std::vector<std::string>{};
 }
 
+bool Args::declares(const std::string& name) const {
+  for (const auto& o : options_) {
+    if (o.name == name) return true;
+  }
+  return false;
+}
+
 std::string Args::value(const std::string& name) const {
   const auto it = values_.find(name);
   return it != values_.end() ? it->second : find(name).default_value;

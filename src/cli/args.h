@@ -27,6 +27,8 @@ class Args {
   bool flag(const std::string& name) const;
   std::string value(const std::string& name) const;  // the given value or the default
   bool given(const std::string& name) const { return values_.count(name) > 0; }
+  // Whether the command has the option at all (shared helpers read only what it declares).
+  bool declares(const std::string& name) const;
   // Every value given to a repeatable option, in order (value() is the last of them).
   std::vector<std::string> all(const std::string& name) const;
   long integer(const std::string& name, long min, long max) const;

@@ -106,8 +106,7 @@ int run_dedup(int argc, char** argv, int first) {
   set_num_threads(threads_option(args));
 
   Progress progress("dedup", "addresses");
-  const auto model = index::AddressModel::load(model_dir_option(args), precision_option(args), args.value("head"),
-                                                    args.value("parser"), args.value("aliases"));
+  const auto model = engine::Engine::load(model_dir_option(args), engine_options(args));
   std::vector<std::string> ids, texts;
   {
     // Every bad line is listed before a run stops; a line without an id is named by its line number.

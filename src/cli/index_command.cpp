@@ -24,7 +24,15 @@ constexpr const char* kUsage =
 
 // The file's usable rows as records, every bad line listed before a run stops. A line
 // without an id is named by its line number, which must not be an id the index holds.
-std::vector<index::NewRecord> read_records(const Args& args, const index::AddressIndex& ix, const index::AddressModel& model) {
+// An index is built to be searched, and search reranks with the folder's rerank head: a
+// head that cannot score is refused before the build, not after it.
+engine::EngineOptions index_engine_options(const Args& args) {
+  engine::EngineOptions options = engine_options(args);
+  options.head = engine::Head::Rerank;
+  return options;
+}
+
+std::vector<index::NewRecord> read_records(const Args& args, const index::AddressIndex& ix, const engine::Engine& model) {
   const std::string& path = args.value("input");
   BadRows bad_rows(args.value("on-error"), "index", input_name(path));
   std::vector<index::NewRecord> records;
@@ -80,20 +88,19 @@ int run_index(int argc, char** argv, int first) {
     throw UsageError(out + " already holds an index (use geoalign index add, or another --out)");
   }
   set_num_threads(threads_option(args));
-  const Precision precision = precision_option(args);
 
   Progress progress("index " + action, "addresses");
   std::optional<index::AddressIndex> ix;
-  std::unique_ptr<index::AddressModel> model;
+  std::unique_ptr<engine::Engine> model;
   if (build) {
     const std::string model_dir = model_dir_option(args);
-    model = index::AddressModel::load(model_dir, precision, "rerank", args.value("parser"));
+    model = engine::Engine::load(model_dir, index_engine_options(args));
     ix.emplace(model_dir, *model,
                index::VectorIndex::Options{static_cast<std::size_t>(args.integer("links", 4, 128)),
                                            static_cast<std::size_t>(args.integer("build-candidates", 10, 4096))});
   } else {
     ix.emplace(index::AddressIndex::open(out));
-    model = index::AddressModel::load(ix->model_dir(), precision, "rerank", args.value("parser"));
+    model = engine::Engine::load(ix->model_dir(), index_engine_options(args));
     ix->check_model(ix->model_dir());
   }
   const std::vector<index::NewRecord> records = read_records(args, *ix, *model);

@@ -10,7 +10,7 @@
 
 namespace geoalign::cli {
 
-std::vector<dedup::LabelledPair> read_labelled_pairs(const std::string& path, const index::AddressModel& model,
+std::vector<dedup::LabelledPair> read_labelled_pairs(const std::string& path, const engine::Engine& model,
                                                     const std::string& command) {
   InputFile file(path);
   PairReader reader(file.stream(), file.name());

@@ -7,7 +7,7 @@
 
 #include "cli/args.h"
 #include "dedup/pair_evaluation.h"
-#include "index/address_model.h"
+#include "engine/engine.h"
 
 namespace geoalign::cli {
 
@@ -16,7 +16,7 @@ namespace geoalign::cli {
 // 1 / partial_match left out (CCKS); or, in a file of numbers with no label above 1, 1 =
 // one place (Shenzhen). Says on stderr, as `geoalign COMMAND`, how the labels were read.
 // Throws Error naming the line of a bad row or an unknown label.
-std::vector<dedup::LabelledPair> read_labelled_pairs(const std::string& path, const index::AddressModel& model,
+std::vector<dedup::LabelledPair> read_labelled_pairs(const std::string& path, const engine::Engine& model,
                                                     const std::string& command);
 
 // dedup's and link's --curve FILE (an SVG chart of the --eval curve).

@@ -26,7 +26,7 @@ constexpr const char* kHeader =
 // A table's usable rows (ids, or line numbers for lines without one), every bad line listed
 // before a run stops.
 std::vector<AddressRow> read_table(const std::string& path, const std::string& on_error,
-                                   const index::AddressModel& model) {
+                                   const engine::Engine& model) {
   BadRows bad_rows(on_error, "link", input_name(path));
   auto rows = name_rows_by_line(read_address_file(path, bad_rows, &model), bad_rows);
   bad_rows.finish();
@@ -37,7 +37,7 @@ std::vector<AddressRow> read_table(const std::string& path, const std::string& o
 // The right table as an index: the one given (--right-index), or one built in memory from
 // --right and, with --index-out, saved there for the next link or search.
 index::AddressIndex right_index(const Args& args, const std::filesystem::path& model_dir,
-                                const index::AddressModel& model, Progress& progress) {
+                                const engine::Engine& model, Progress& progress) {
   if (!args.value("right-index").empty()) {
     auto ix = index::AddressIndex::open(args.value("right-index"));
     ix.check_model(model_dir);
@@ -100,7 +100,7 @@ int run_link(int argc, char** argv, int first) {
   options.search.rerank = static_cast<std::size_t>(args.integer("rerank", 1, 10000));
   options.search.candidates = static_cast<std::size_t>(args.integer("candidates", 1, 100000));
   if (options.search.rerank < options.k) throw UsageError("--rerank must be at least --k: every match is a rescored candidate");
-  if (args.flag("ordered")) options.search.reading = PairReading::Ordered;
+  options.search.reading = reading_option(args);
   const ThresholdOption threshold_given = threshold_option(args);
   const std::string& target = threshold_given.target;
   std::optional<float> threshold = threshold_given.value;
@@ -115,8 +115,7 @@ int run_link(int argc, char** argv, int first) {
   } else {
     model_dir = model_dir_option(args);
   }
-  const auto model = index::AddressModel::load(model_dir, precision_option(args), args.value("head"),
-                                               args.value("parser"), args.value("aliases"));
+  const auto model = engine::Engine::load(model_dir, engine_options(args));
   const std::vector<AddressRow> left = read_table(args.value("left"), on_error, *model);
   std::vector<dedup::LabelledPair> labelled;
   if (!args.value("eval").empty()) labelled = read_labelled_pairs(args.value("eval"), *model, "link");

@@ -94,4 +94,24 @@ Device device_option(const Args& args) {
   return read_as_usage("device", args.value("device"), [](const std::string& v) { return parse_device(v); });
 }
 
+PairReading reading_option(const Args& args) {
+  return args.flag("ordered") ? PairReading::Ordered : PairReading::Symmetric;
+}
+
+engine::EngineOptions engine_options(const Args& args) {
+  engine::EngineOptions options;
+  options.precision = precision_option(args);
+  if (args.declares("threads")) options.threads = threads_option(args);
+  if (args.declares("device")) {
+    device_option(args);
+    options.device = args.value("device");
+  }
+  if (args.declares("head")) {
+    options.head = read_as_usage("head", args.value("head"), [](const std::string& v) { return engine::parse_head(v); });
+  }
+  if (args.declares("parser")) options.parser_dir = args.value("parser");
+  if (args.declares("aliases")) options.aliases = args.value("aliases");
+  return options;
+}
+
 }  // namespace geoalign::cli

@@ -7,6 +7,7 @@
 
 #include "backend/device.h"
 #include "cli/args.h"
+#include "engine/engine.h"
 #include "geoalign/matcher.h"
 
 namespace geoalign::cli {
@@ -47,6 +48,15 @@ std::size_t batch_size_option(const Args& args);
 void check_on_error(const std::string& on_error);
 // --on-error, checked.
 std::string on_error_option(const Args& args);
+
+// The engine as a command's options ask for it: --model is read by the caller; --precision,
+// and where the command declares them --threads, --device, --head, --parser and --aliases.
+// A value none of them knows is a UsageError, before anything loads. The reading is the
+// command's: score, eval and serve read every pair as --ordered says (reading_option),
+// search and link per query.
+engine::EngineOptions engine_options(const Args& args);
+// --ordered: PairReading::Ordered, else Symmetric.
+PairReading reading_option(const Args& args);
 
 // --parser DIR: the parser for a model folder without a match head (an MGeo or Hugging
 // Face folder); empty: the folder's own parser/, else the bundled one (model/folder_parser.h).

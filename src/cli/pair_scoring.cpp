@@ -1,11 +1,10 @@
 #include "cli/pair_scoring.h"
 
+#include <filesystem>
 #include <memory>
 
-#include "backend/threads.h"
 #include "cli/model_options.h"
-#include "model/folder_aliases.h"
-#include "runtime/rerank_scorer.h"
+#include "engine/engine.h"
 
 namespace geoalign::cli {
 
@@ -25,27 +24,17 @@ const Args::Option kDeviceOption = {"device", true,
                                     "cpu"};
 
 ScorePairs load_pair_scoring(const Args& args, std::size_t batch_size) {
-  const std::string head = args.value("head");
-  MatcherOptions options;
-  options.precision = precision_option(args);
-  options.threads = threads_option(args);
-  device_option(args);  // an unknown device is a usage error, before the model loads
-  options.device = args.value("device");
-  options.aliases = args.value("aliases");
-  options.reading = args.flag("ordered") ? PairReading::Ordered : PairReading::Symmetric;
-  if (head == "rerank") {
+  engine::EngineOptions options = engine_options(args);
+  options.reading = reading_option(args);
+  const std::string model_dir = model_dir_option(args);
+  if (options.head == engine::Head::Rerank) {
     if (options.device != "cpu") throw UsageError("--device applies to --head match: the rerank head runs no encoder");
-    set_num_threads(options.threads);
-    const std::string model_dir = model_dir_option(args);
-    auto scorer = std::make_shared<const runtime::RerankScorer>(
-        runtime::RerankScorer::load(model_dir, model::load_folder_aliases(model_dir, options.aliases)));
-    return [scorer, reading = options.reading](std::span<const AddressPair> pairs) {
-      return scorer->score(pairs, reading);
-    };
+    // Asked for by name, the rerank head must be there: scoring a file with another head
+    // would report that head's answers under this one's name.
+    engine::require_rerank_head(model_dir);
   }
-  if (head != "match") throw UsageError("--head must be match or rerank");
-  auto matcher = std::make_shared<const Matcher>(Matcher::load(model_dir_option(args), options));
-  return [matcher, batch_size](std::span<const AddressPair> pairs) { return matcher->score(pairs, batch_size); };
+  std::shared_ptr<const engine::Engine> engine = engine::Engine::load(model_dir, options);
+  return [engine, batch_size](std::span<const AddressPair> pairs) { return engine->score(pairs, batch_size); };
 }
 
 }  // namespace geoalign::cli

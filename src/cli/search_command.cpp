@@ -72,8 +72,7 @@ int run_search(int argc, char** argv, int first) {
   const index::AddressIndex ix = index::AddressIndex::open(args.value("index"));
   const std::filesystem::path model_dir = args.value("model").empty() ? ix.model_dir() : std::filesystem::path(args.value("model"));
   ix.check_model(model_dir);
-  const auto model = index::AddressModel::load(model_dir, precision_option(args), args.value("head"), args.value("parser"),
-                                               args.value("aliases"));
+  const auto model = engine::Engine::load(model_dir, engine_options(args));
   const index::Searcher searcher(ix, *model);
   index::SearchOptions options;
   options.k = static_cast<std::size_t>(args.integer("k", 1, 10000));
@@ -81,7 +80,7 @@ int run_search(int argc, char** argv, int first) {
   options.candidates = static_cast<std::size_t>(args.integer("candidates", 1, 100000));
   if (!args.value("region").empty()) options.region = searcher.region_code(args.value("region"));
   options.region_from_query = args.flag("region-from-query");
-  if (args.flag("ordered")) options.reading = PairReading::Ordered;
+  options.reading = reading_option(args);
 
   InputFile file(args.positional().empty() ? "-" : args.positional()[0]);
   LineReader reader(file.stream(), file.name());

@@ -198,18 +198,18 @@ int run_serve(int argc, char** argv, int first) {
   std::signal(SIGPIPE, SIG_IGN);
   std::signal(SIGHUP, SIG_IGN);
   raise_open_file_limit();
-  const Precision precision = precision_option(args);
-  const Device device = device_option(args);
-  require_device(device);  // before listening: a server that cannot use its GPU must not start
   const std::string model_dir = model_dir_option(args);
-  const auto shared_scorer = std::make_shared<const runtime::PairScorer>(
-      model::ModelFolder::load(model_dir, model::resolve_precision(precision, device), device,
-                                args.value("parser"), args.value("aliases"),
-                                args.flag("ordered") ? PairReading::Ordered : PairReading::Symmetric));
-  const runtime::PairScorer& scorer = *shared_scorer;
+  // Search's candidates are reranked by the rerank head, as `geoalign search` does; /v1/match
+  // and the other kinds run the engine's cross-encoder and match head through the batcher.
+  // Loaded before listening: a server that cannot use its GPU must not start.
+  engine::EngineOptions engine_options = cli::engine_options(args);
+  engine_options.head = engine::Head::Rerank;
+  engine_options.reading = reading_option(args);
+  const auto engine = engine::Engine::load(model_dir, engine_options);
+  const runtime::PairScorer& scorer = engine->scorer();
   scorer.require_classifier();
   std::unique_ptr<serve::SearchKind> search;
-  if (!args.value("index").empty()) search = serve::SearchKind::open(args.value("index"), model_dir, shared_scorer);
+  if (!args.value("index").empty()) search = serve::SearchKind::open(args.value("index"), model_dir, *engine);
   serve::Metrics metrics;
   runtime::Batcher batcher(scorer, batching, &metrics);
   serve::Server server(scorer, batcher, metrics, server_options, search.get());

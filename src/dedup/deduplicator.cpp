@@ -13,7 +13,7 @@ namespace {
 // addresses state different provinces or cities are left out, as dedup never joins them
 // (clustering refuses them whatever they score): the head links a few of them on a
 // shared shop name alone (翡翠超市 in two provinces), a false link and not a lost match.
-void check_exhaustively(const index::AddressModel& model, std::span<const index::Address> addresses,
+void check_exhaustively(const engine::Engine& model, std::span<const engine::Address> addresses,
                         std::span<const StatedRegion> regions, MergeRule rule, const index::BuildProgress& progress,
                         DedupResult& r) {
   const std::size_t n = addresses.size();
@@ -39,7 +39,7 @@ void check_exhaustively(const index::AddressModel& model, std::span<const index:
     all.clear();
   };
   // Tile by tile, so that the scorer's chunks of pairs name few addresses, each of which
-  // it works out once per chunk (index::AddressModel::score).
+  // it works out once per chunk (engine::Engine::score).
   constexpr std::uint32_t kTile = 64;
   const auto count = static_cast<std::uint32_t>(n);
   for (std::uint32_t ta = 0; ta < count; ta += kTile) {
@@ -61,7 +61,7 @@ void check_exhaustively(const index::AddressModel& model, std::span<const index:
 
 }  // namespace
 
-DistinctAddresses distinct_addresses(const index::AddressModel& model, std::span<const std::string> rows) {
+DistinctAddresses distinct_addresses(const engine::Engine& model, std::span<const std::string> rows) {
   std::vector<std::string> normalized(rows.size());
   runtime::for_each_named(
       rows.size(), 256, [](std::size_t k) { return "row " + std::to_string(k + 1); },
@@ -81,7 +81,7 @@ DistinctAddresses number_addresses(std::vector<std::string> normalized) {
   return d;
 }
 
-LocatedAddresses locate_and_embed(const index::AddressModel& model, std::span<const std::string> texts,
+LocatedAddresses locate_and_embed(const engine::Engine& model, std::span<const std::string> texts,
                                   const index::BuildProgress& progress) {
   LocatedAddresses located;
   progress.begin("parse", texts.size());
@@ -98,7 +98,7 @@ namespace {
 
 // r's clusters at `threshold` from its scored pairs; `parsed`: the parses made so far
 // (empty Addresses where none was made: parsed when clustering first needs them).
-void cluster_into(const index::AddressModel& model, DedupResult& r, std::vector<index::Address> parsed,
+void cluster_into(const engine::Engine& model, DedupResult& r, std::vector<engine::Address> parsed,
                   float threshold) {
   Entities entities = cluster_addresses(model, r.texts, std::move(parsed), r.scored, r.rule, threshold, r.regions);
   r.threshold = threshold;
@@ -110,8 +110,8 @@ void cluster_into(const index::AddressModel& model, DedupResult& r, std::vector<
 
 }  // namespace
 
-Entities cluster_addresses(const index::AddressModel& model, std::span<const std::string> texts,
-                           std::vector<index::Address> parsed, std::span<const PairEvidence> scored, MergeRule rule,
+Entities cluster_addresses(const engine::Engine& model, std::span<const std::string> texts,
+                           std::vector<engine::Address> parsed, std::span<const PairEvidence> scored, MergeRule rule,
                            float threshold, std::span<const StatedRegion> regions) {
   if (parsed.size() != texts.size()) throw Error("cluster_addresses: one parse slot per address is needed");
   std::vector<char> ready(texts.size(), 0);
@@ -130,15 +130,15 @@ Entities cluster_addresses(const index::AddressModel& model, std::span<const std
                           regions);
 }
 
-void cluster_again(const index::AddressModel& model, DedupResult& r, float threshold) {
-  cluster_into(model, r, std::vector<index::Address>(r.texts.size()), threshold);
+void cluster_again(const engine::Engine& model, DedupResult& r, float threshold) {
+  cluster_into(model, r, std::vector<engine::Address>(r.texts.size()), threshold);
 }
 
-float default_threshold(const index::AddressModel& model, MergeRule rule) {
+float default_threshold(const engine::Engine& model, MergeRule rule) {
   return model.link_threshold(merge_rule_name(rule)).value_or(0.5f);
 }
 
-DedupResult deduplicate(const index::AddressModel& model, std::span<const std::string> rows, const DedupOptions& options,
+DedupResult deduplicate(const engine::Engine& model, std::span<const std::string> rows, const DedupOptions& options,
                         const index::BuildProgress& progress) {
   DedupResult r;
   r.threshold = options.threshold.value_or(default_threshold(model, options.rule));

@@ -30,7 +30,7 @@ constexpr std::size_t kMaxExhaustive = 20000;
 // trainer picks the link with the best pairwise F1 out of fold: often below 0.5, as trees
 // are surer of their training pairs than of new ones), else 0.5: where the link meets
 // the label `score` gives.
-float default_threshold(const index::AddressModel& model, MergeRule rule);
+float default_threshold(const engine::Engine& model, MergeRule rule);
 
 // Rows reduced to distinct addresses: rows whose normalized texts are equal are one
 // address, numbered in the order of their first row.
@@ -41,7 +41,7 @@ struct DistinctAddresses {
 };
 // Throws Error naming the row (1-based) of the first row that cannot be normalized or is
 // blank after normalization.
-DistinctAddresses distinct_addresses(const index::AddressModel& model, std::span<const std::string> rows);
+DistinctAddresses distinct_addresses(const engine::Engine& model, std::span<const std::string> rows);
 // The numbering step alone, for rows already normalized (geoalign.dask normalizes each
 // partition in its own task): rows with equal texts are one address. Throws Error naming
 // the row (1-based) of the first blank text.
@@ -50,18 +50,18 @@ DistinctAddresses number_addresses(std::vector<std::string> normalized);
 // Each distinct address parsed once, the province and city it states, and its unit vector
 // (texts.size() * dim floats): what blocking and pair scoring work from.
 struct LocatedAddresses {
-  std::vector<index::Address> parsed;
+  std::vector<engine::Address> parsed;
   std::vector<StatedRegion> regions;
   std::vector<float> vectors;
 };
-LocatedAddresses locate_and_embed(const index::AddressModel& model, std::span<const std::string> texts,
+LocatedAddresses locate_and_embed(const engine::Engine& model, std::span<const std::string> texts,
                                   const index::BuildProgress& progress = {});
 
 // Average linkage over scored candidate pairs (cluster_entities), scoring the cross pairs
 // it needs beyond them with the model; `parsed` holds an address's parse, or an empty
 // Address where none was made yet (then it is parsed from `texts` when first needed).
-Entities cluster_addresses(const index::AddressModel& model, std::span<const std::string> texts,
-                           std::vector<index::Address> parsed, std::span<const PairEvidence> scored, MergeRule rule,
+Entities cluster_addresses(const engine::Engine& model, std::span<const std::string> texts,
+                           std::vector<engine::Address> parsed, std::span<const PairEvidence> scored, MergeRule rule,
                            float threshold, std::span<const StatedRegion> regions);
 
 struct DedupResult : DistinctAddresses {
@@ -82,15 +82,15 @@ struct DedupResult : DistinctAddresses {
 
 // Deduplicates addresses into entities, in stages that a caller spreading the work over
 // processes (geoalign.dask) runs one by one, with the same results:
-//   distinct_addresses → parse (AddressModel::prepare) and embed each address once →
+//   distinct_addresses → parse (engine::Engine::prepare) and embed each address once →
 //   block (lexical and vector neighbours, minus conflicting regions) → score_pairs in
 //   large batches → cluster_entities (average linkage).
 // Clusters r's addresses again at `threshold` (r.rule), from r's scored pairs; the cross
 // pairs it needs beyond them are scored on demand and kept in r.scored. What a run of
 // deduplicate() at that threshold gives, without normalizing, embedding or blocking again.
-void cluster_again(const index::AddressModel& model, DedupResult& r, float threshold);
+void cluster_again(const engine::Engine& model, DedupResult& r, float threshold);
 
-DedupResult deduplicate(const index::AddressModel& model, std::span<const std::string> rows,
+DedupResult deduplicate(const engine::Engine& model, std::span<const std::string> rows,
                         const DedupOptions& options, const index::BuildProgress& progress = {});
 
 }  // namespace geoalign::dedup

@@ -48,7 +48,7 @@ std::vector<float> threshold_grid() {
   return grid;
 }
 
-std::vector<ThresholdPoint> threshold_curve(const index::AddressModel& model, DedupResult& result,
+std::vector<ThresholdPoint> threshold_curve(const engine::Engine& model, DedupResult& result,
                                             const std::vector<LabelledPair>& labels, std::span<const float> thresholds) {
   const float run = result.threshold;
   std::vector<ThresholdPoint> curve;

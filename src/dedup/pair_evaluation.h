@@ -41,7 +41,7 @@ std::vector<float> threshold_grid();
 // `result` clustered again at each threshold (cluster_again: its scored pairs, cross pairs
 // scored on demand and kept in result.scored) and evaluated; result ends clustered at the
 // threshold it came with.
-std::vector<ThresholdPoint> threshold_curve(const index::AddressModel& model, DedupResult& result,
+std::vector<ThresholdPoint> threshold_curve(const engine::Engine& model, DedupResult& result,
                                             const std::vector<LabelledPair>& labels, std::span<const float> thresholds);
 
 // A threshold chosen on a curve: "best-f1" (the highest F1; ties to the threshold nearer

@@ -11,14 +11,14 @@ namespace {
 constexpr std::size_t kScoreChunk = 2048;
 }  // namespace
 
-std::vector<PairEvidence> score_pairs(const index::AddressModel& model, std::span<const index::Address> addresses,
+std::vector<PairEvidence> score_pairs(const engine::Engine& model, std::span<const engine::Address> addresses,
                                       std::span<const AddressPair> pairs,
                                       const std::function<void(std::size_t)>& on_done) {
   std::vector<PairEvidence> out(pairs.size());
   std::atomic<std::size_t> done{0};
   auto run_chunk = [&](std::size_t first) {
     const std::size_t m = std::min(kScoreChunk, pairs.size() - first);
-    std::vector<std::pair<const index::Address*, const index::Address*>> refs;
+    std::vector<std::pair<const engine::Address*, const engine::Address*>> refs;
     refs.reserve(m);
     for (std::size_t j = first; j < first + m; ++j) refs.emplace_back(&addresses[pairs[j].first], &addresses[pairs[j].second]);
     const std::vector<MatchResult> results = model.score(refs, PairReading::Symmetric);

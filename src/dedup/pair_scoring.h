@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "dedup/pair_evidence.h"
-#include "index/address_model.h"
+#include "engine/engine.h"
 
 namespace geoalign::dedup {
 
@@ -16,7 +16,7 @@ namespace geoalign::dedup {
 // chunks over every core when it is the rerank head, chunk after chunk when it is the
 // cross-encoder (which uses every core itself). Evidence comes back in pair order;
 // `on_done` (may be empty) hears how many pairs are done.
-std::vector<PairEvidence> score_pairs(const index::AddressModel& model, std::span<const index::Address> addresses,
+std::vector<PairEvidence> score_pairs(const engine::Engine& model, std::span<const engine::Address> addresses,
                                       std::span<const AddressPair> pairs,
                                       const std::function<void(std::size_t)>& on_done = {});
 

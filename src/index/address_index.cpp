@@ -119,7 +119,7 @@ std::uint64_t model_checksum(const std::filesystem::path& model_dir) {
 AddressIndex::AddressIndex(std::filesystem::path model_dir, std::uint64_t checksum, VectorIndex vectors)
     : model_dir_(std::move(model_dir)), model_checksum_(checksum), vectors_(std::move(vectors)) {}
 
-AddressIndex::AddressIndex(const std::filesystem::path& model_dir, const AddressModel& model, VectorIndex::Options graph)
+AddressIndex::AddressIndex(const std::filesystem::path& model_dir, const engine::Engine& model, VectorIndex::Options graph)
     : AddressIndex(std::filesystem::absolute(model_dir), model_checksum(model_dir), VectorIndex(model.dim(), graph)) {
   lexical_ = LexicalIndex::build(normalized_);
 }
@@ -139,7 +139,7 @@ void AddressIndex::check_room(std::size_t held, std::size_t added) {
   }
 }
 
-void AddressIndex::add(const AddressModel& model, const std::vector<NewRecord>& records, const BuildProgress& progress) {
+void AddressIndex::add(const engine::Engine& model, const std::vector<NewRecord>& records, const BuildProgress& progress) {
   const std::size_t first = size(), n = records.size();
   check_room(first, n);
   // Ids first: nothing is added when one is taken.
@@ -163,7 +163,7 @@ void AddressIndex::add(const AddressModel& model, const std::vector<NewRecord>& 
   runtime::for_each_named(n, 64, record_name, [&](std::size_t k) {
     normalized[k] = model.normalize(records[k].text);
     if (normalized[k].empty()) throw Error("the address is blank after normalization");
-    Address a = model.prepare(normalized[k]);
+    engine::Address a = model.prepare(normalized[k]);
     adcodes[k] = a.parsed.admin.adcode;
     // Region filters read the adcode: an ambiguous record (龙岗区 alone) lies in its most
     // likely reading, not in no region at all, where every filter would leave it out; the
@@ -212,7 +212,7 @@ RecordSet AddressIndex::records_in(std::string_view region, bool or_unknown) con
   return set;
 }
 
-Address AddressIndex::address(std::size_t r, const AddressModel& model) const {
+engine::Address AddressIndex::address(std::size_t r, const engine::Engine& model) const {
   if (has_parses_ && parser_checksum_ == model.parser_checksum()) return model.complete(normalized(r), parses_.elements(r));
   return model.prepare(normalized(r));
 }

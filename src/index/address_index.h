@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "index/address_model.h"
+#include "engine/engine.h"
 #include "index/lexical_index.h"
 #include "index/region_records.h"
 #include "index/stored_parses.h"
@@ -49,13 +49,13 @@ class AddressIndex {
   static void check_room(std::size_t held, std::size_t added);
 
   // An empty index for `model`'s embeddings.
-  AddressIndex(const std::filesystem::path& model_dir, const AddressModel& model, VectorIndex::Options graph = {});
+  AddressIndex(const std::filesystem::path& model_dir, const engine::Engine& model, VectorIndex::Options graph = {});
   // Throws Error naming the file for anything missing, truncated or inconsistent.
   static AddressIndex open(const std::filesystem::path& dir);
 
   // Normalizes, parses, embeds and indexes the records (in order). Throws Error, adding
   // nothing, when an id is taken or a text normalizes to nothing.
-  void add(const AddressModel& model, const std::vector<NewRecord>& records, const BuildProgress& progress = {});
+  void add(const engine::Engine& model, const std::vector<NewRecord>& records, const BuildProgress& progress = {});
   // Writes every file under names of a new generation, then replaces the manifest by one
   // rename: a save that fails or is killed leaves the index as it was, and a search
   // opening meanwhile sees one save whole. Saves into one folder take turns (a lock file);
@@ -83,7 +83,7 @@ class AddressIndex {
   static constexpr char kGuessMark = '?';
   // Record r parsed, from its stored elements when `model`'s parser found them, else
   // parsed now.
-  Address address(std::size_t r, const AddressModel& model) const;
+  engine::Address address(std::size_t r, const engine::Engine& model) const;
   bool has_parses() const { return has_parses_; }
   bool has_id(std::string_view id) const { return by_id_.count(std::string(id)) != 0; }
 

@@ -78,7 +78,7 @@ std::string chain_code(const AdminChain& admin) {
 }
 }  // namespace
 
-Searcher::Searcher(const AddressIndex& index, const AddressModel& model) : index_(index), model_(model) {}
+Searcher::Searcher(const AddressIndex& index, const engine::Engine& model) : index_(index), model_(model) {}
 
 std::string Searcher::region_code(std::string_view name) const {
   const std::string normalized = model_.normalize(name);
@@ -101,7 +101,7 @@ std::string Searcher::region_code(std::string_view name) const {
   return chain_code(*admin);
 }
 
-Address Searcher::prepare(std::string_view query) const {
+engine::Address Searcher::prepare(std::string_view query) const {
   std::string normalized = model_.normalize(query);
   if (normalized.empty()) throw Error("the address is blank after normalization");
   return model_.prepare(normalized);
@@ -110,7 +110,7 @@ Address Searcher::prepare(std::string_view query) const {
 std::vector<std::vector<SearchHit>> Searcher::search(std::span<const std::string> queries, const SearchOptions& options) const {
   const std::size_t n = queries.size();
   const auto query_name = [](std::size_t k) { return "query " + std::to_string(k + 1); };
-  std::vector<Address> prepared(n);
+  std::vector<engine::Address> prepared(n);
   runtime::for_each_named(n, 4, query_name, [&](std::size_t k) { prepared[k] = prepare(queries[k]); });
   std::vector<std::string_view> texts;
   for (const auto& a : prepared) texts.push_back(a.text);
@@ -123,7 +123,7 @@ std::vector<std::vector<SearchHit>> Searcher::search(std::span<const std::string
   return results;
 }
 
-std::vector<SearchHit> Searcher::search_one(const Address& query, std::span<const float> vector,
+std::vector<SearchHit> Searcher::search_one(const engine::Address& query, std::span<const float> vector,
                                             const SearchOptions& options) const {
   std::string region = options.region;
   const bool from_query = options.region_from_query && region.empty();
@@ -146,10 +146,10 @@ std::vector<SearchHit> Searcher::search_one(const Address& query, std::span<cons
   std::sort(hits.begin(), hits.end(), better);
   const std::size_t reranked = std::min(options.rerank, hits.size());
   if (reranked > 0) {
-    std::vector<Address> candidates;
+    std::vector<engine::Address> candidates;
     candidates.reserve(reranked);
     for (std::size_t k = 0; k < reranked; ++k) candidates.push_back(index_.address(hits[k].record, model_));
-    std::vector<std::pair<const Address*, const Address*>> pairs;
+    std::vector<std::pair<const engine::Address*, const engine::Address*>> pairs;
     for (const auto& c : candidates) pairs.emplace_back(&query, &c);
     // A record whose normalized text is the query's is exact_match with P = 1: the pair
     // scorer's own rule (runtime::PairScorer::decide), not search's.

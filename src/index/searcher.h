@@ -17,7 +17,7 @@ inline constexpr std::size_t kSearchBatch = 256;
 
 struct SearchOptions {
   std::size_t k = 10;
-  // Fused candidates rescored by the pair scorer (AddressModel::score); 0: none.
+  // Fused candidates rescored by the pair scorer (engine::Engine::score); 0: none.
   std::size_t rerank = 50;
   // Candidates each of the lexical and vector searches contributes to the fusion; never
   // fewer than rerank or k.
@@ -47,26 +47,26 @@ struct SearchHit {
 // text with the index's model, then search_one.
 class Searcher {
  public:
-  Searcher(const AddressIndex& index, const AddressModel& model);
+  Searcher(const AddressIndex& index, const engine::Engine& model);
 
   // One result list per query, in query order. Throws Error naming the query on bad input.
   std::vector<std::vector<SearchHit>> search(std::span<const std::string> queries, const SearchOptions& options) const;
 
   // A query as the later stages read it: normalized and parsed. Throws Error on bad input.
-  Address prepare(std::string_view query) const;
+  engine::Address prepare(std::string_view query) const;
   // One query's results; `vector` is the embedding of query.text by the index's model.
-  std::vector<SearchHit> search_one(const Address& query, std::span<const float> vector, const SearchOptions& options) const;
+  std::vector<SearchHit> search_one(const engine::Address& query, std::span<const float> vector, const SearchOptions& options) const;
 
   // The adcode prefix of a region name (北京市, 南山区): what SearchOptions::region takes.
   // Throws Error when the gazetteer does not know it or it is ambiguous.
   std::string region_code(std::string_view name) const;
 
   const AddressIndex& index() const { return index_; }
-  const AddressModel& model() const { return model_; }
+  const engine::Engine& model() const { return model_; }
 
  private:
   const AddressIndex& index_;
-  const AddressModel& model_;
+  const engine::Engine& model_;
 };
 
 }  // namespace geoalign::index

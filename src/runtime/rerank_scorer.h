@@ -40,7 +40,7 @@ class RerankScorer {
   // normalized text, as search's index and dedup hold them), on the calling thread; each
   // address read once, however many of the pairs it is in. Names are not reconciled here
   // (a parse has no text to rewrite): the caller reconciles the texts and parses again
-  // the few pairs that change (index::AddressModel::score).
+  // the few pairs that change (engine::Engine::score).
   // same_text: the two addresses' whole normalized texts are one (a parse for comparison
   // may hold only a long text's prefix, so the parses cannot tell).
   struct ParsedPair {

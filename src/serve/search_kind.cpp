@@ -8,26 +8,25 @@ namespace {
 
 // What a query carries from one stage to the next.
 struct Query {
-  index::Address address;
+  engine::Address address;
   std::vector<float> vector;
 };
 
 }  // namespace
 
 std::unique_ptr<SearchKind> SearchKind::open(const std::filesystem::path& index_dir, const std::filesystem::path& model_dir,
-                                             std::shared_ptr<const runtime::PairScorer> scorer) {
+                                             const engine::Engine& model) {
   index::AddressIndex ix = index::AddressIndex::open(index_dir);
   // The server embeds queries with its own model: the index's vectors must come from it.
   ix.check_model(model_dir);
-  auto model = index::AddressModel::over(std::move(scorer), model_dir);
-  if (!model->can_parse()) {
+  if (!model.can_parse()) {
     throw Error("the model in " + model_dir.string() + " has no parser and the bundled one is not there; search needs one (--parser DIR)");
   }
-  return std::unique_ptr<SearchKind>(new SearchKind(std::move(ix), std::move(model)));
+  return std::unique_ptr<SearchKind>(new SearchKind(std::move(ix), model));
 }
 
-SearchKind::SearchKind(index::AddressIndex index, std::unique_ptr<index::AddressModel> model)
-    : index_(std::move(index)), model_(std::move(model)), searcher_(index_, *model_) {}
+SearchKind::SearchKind(index::AddressIndex index, const engine::Engine& model)
+    : index_(std::move(index)), model_(model), searcher_(index_, model_) {}
 
 std::shared_ptr<SearchRequest> SearchKind::make_request(std::vector<std::string> queries,
                                                         index::SearchOptions options) const {

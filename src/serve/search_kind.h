@@ -19,17 +19,17 @@ namespace geoalign::serve {
 // after-model threads while the model runs the next batch.
 class SearchKind final : public runtime::RequestKind {
  public:
-  // Opens the index for the server's scorer, loaded from model_dir: its weights, on its
-  // device, parse queries and rerank (they are not loaded a second time). Throws Error
-  // when the index's embeddings come from other weights, or when the model has no parser.
+  // Opens the index for the server's engine, loaded from model_dir, which parses queries
+  // and reranks; it must outlive the kind. Throws Error when the index's embeddings come
+  // from other weights, or when the model has no parser.
   static std::unique_ptr<SearchKind> open(const std::filesystem::path& index_dir, const std::filesystem::path& model_dir,
-                                          std::shared_ptr<const runtime::PairScorer> scorer);
+                                          const engine::Engine& model);
 
   // A request for `queries`; options.region is a region's name (北京市, 南山区), or empty.
   // Throws Error when the gazetteer does not know the region or reads it ambiguously.
   std::shared_ptr<SearchRequest> make_request(std::vector<std::string> queries, index::SearchOptions options) const;
 
-  const index::AddressModel& model() const { return *model_; }
+  const engine::Engine& model() const { return model_; }
 
   runtime::ModelPass pass() const override { return runtime::ModelPass::Embed; }
   void accept(runtime::InferenceRequest& request) const override;
@@ -39,10 +39,10 @@ class SearchKind final : public runtime::RequestKind {
   void after(runtime::BatchItem& item, const runtime::BatchContext& context) const override;
 
  private:
-  SearchKind(index::AddressIndex index, std::unique_ptr<index::AddressModel> model);
+  SearchKind(index::AddressIndex index, const engine::Engine& model);
 
   index::AddressIndex index_;
-  std::unique_ptr<index::AddressModel> model_;
+  const engine::Engine& model_;
   index::Searcher searcher_;
 };
 

@@ -124,6 +124,19 @@ def test_engine_errors_are_geoalign_errors(tmp_path):
         geoalign.Matcher(precision="fp16")
     with pytest.raises(geoalign.GeoalignError, match="unknown device"):
         geoalign.Matcher(device="gpu")
+    with pytest.raises(geoalign.GeoalignError, match=r"unknown head \"trees\" \(match, rerank\)"):
+        geoalign.Matcher(head="trees")
+
+
+def test_the_rerank_head_by_name_must_be_in_the_folder(tmp_path):
+    folder = tmp_path / "no_rerank_head"
+    folder.mkdir()
+    for entry in MODEL.iterdir():
+        if entry.name != "rerank_head.json":
+            (folder / entry.name).symlink_to(entry)
+    with pytest.raises(geoalign.GeoalignError, match="rerank_head.json does not exist"):
+        geoalign.Matcher(folder, head="rerank")
+    assert geoalign.Matcher(folder).score([("杭州市文三路478号", "文三路478号")])[0].label
 
 
 def test_a_gpu_that_cannot_be_used_is_an_error_not_a_fall_back():

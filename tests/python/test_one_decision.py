@@ -2,8 +2,8 @@
 
 The same pairs go through `geoalign score`, the server's /v1/match, Matcher.score and
 geoalign.dask.score (the cross-encoder and match head), in the symmetric reading and read
-as given, and through `geoalign score --head rerank`, Index.search's rerank and `geoalign
-dedup`'s scored pairs (the rerank head in the symmetric reading: the mean of both orders).
+as given, and through `geoalign score --head H`, Index.search's rerank and `geoalign
+dedup`'s scored pairs with each head H (rerank, their default, and match).
 In the symmetric reading which of two addresses comes first cannot change the answer:
 that is checked against the two ordered readings, whose mean it is.
 """
@@ -126,20 +126,32 @@ def test_every_real_pair_gets_one_answer_whichever_address_comes_first(matcher, 
     assert differ > 0  # read as given, the order does change some answers: the property is not vacuous
 
 
-def test_the_rerank_heads_front_ends_give_one_decision(cli, tmp_path):
-    if not (MODEL / "rerank_head.json").is_file():
+@pytest.mark.parametrize("head", ["rerank", "match"])
+def test_each_head_gives_one_decision_in_every_front_end(cli, tmp_path, head):
+    """Matcher.score, geoalign.dask.score, search's rerank and dedup's scored pairs against
+    `geoalign score --head HEAD`: with the rerank head (search's and dedup's default) and
+    with the match head (the cross-encoder, score's default)."""
+    if head == "rerank" and not (MODEL / "rerank_head.json").is_file():
         pytest.skip("the folder has no rerank head")
     _, addresses = read_addresses()
     addresses = list(dict.fromkeys(addresses))[:8]  # distinct texts: search gives its own text 1.0 by rule
     pairs = list(itertools.permutations(addresses, 2))
-    given = dict(zip(pairs, cli_probabilities(cli, pairs, "--head", "rerank")))
-    ordered = dict(zip(pairs, cli_probabilities(cli, pairs, "--head", "rerank", "--ordered")))
+    given = dict(zip(pairs, cli_probabilities(cli, pairs, "--head", head)))
+    ordered = dict(zip(pairs, cli_probabilities(cli, pairs, "--head", head, "--ordered")))
     for a, b in pairs:
         assert given[(a, b)] == given[(b, a)], (a, b)  # the same numbers, not merely close
-        mean = [(x + y) / 2 for x, y in zip(ordered[(a, b)][1], ordered[(b, a)][1])]
-        assert given[(a, b)][1] == pytest.approx(mean, abs=2 * PRINTED), (a, b)
+        if head == "rerank":  # the match head's ordered reading has a head file of its own
+            mean = [(x + y) / 2 for x, y in zip(ordered[(a, b)][1], ordered[(b, a)][1])]
+            assert given[(a, b)][1] == pytest.approx(mean, abs=2 * PRINTED), (a, b)
 
-    index = geoalign.Index.build(addresses, path=tmp_path / "index", model=str(MODEL))
+    want = [given[p] for p in pairs]
+    assert_same("Matcher.score", [(r.label, probabilities(r)) for r in geoalign.Matcher(head=head).score(pairs)], want)
+    frame = dd.from_pandas(pd.DataFrame(pairs, columns=["addr1", "addr2"]), npartitions=2)
+    with dask.config.set(scheduler="synchronous"):
+        scored = geoalign.dask.score(frame, model=str(MODEL), head=head).compute()
+    assert_same("geoalign.dask.score", [(r.label, probabilities(r)) for r in scored.itertuples()], want)
+
+    index = geoalign.Index.build(addresses, path=tmp_path / "index", model=str(MODEL), head=head)
     for query, hits in zip(addresses, index.search(addresses, k=len(addresses), rerank=len(addresses))):
         others = [h for h in hits if h["text"] != query]
         assert len(others) == len(addresses) - 1, query
@@ -147,17 +159,21 @@ def test_the_rerank_heads_front_ends_give_one_decision(cli, tmp_path):
             label, p = given[(query, hit["text"])]
             assert hit["label"] == label, (query, hit["text"])
             assert hit["score"] == pytest.approx(p[2], abs=PRINTED), (query, hit["text"])
-    # ordered=True reads (query, record) as given, as `score --head rerank --ordered`.
-    for query, hits in zip(addresses, index.search(addresses, k=len(addresses), rerank=len(addresses), ordered=True)):
-        for hit in (h for h in hits if h["text"] != query):
-            label, p = ordered[(query, hit["text"])]
-            assert hit["label"] == label, (query, hit["text"])
-            assert hit["score"] == pytest.approx(p[2], abs=PRINTED), (query, hit["text"])
+    if head == "rerank":
+        # ordered=True reads (query, record) as given, as `score --head rerank --ordered`. (With
+        # the match head, search reads the folder's symmetric head as given, where `score
+        # --ordered` loads match_head_ordered.json: not compared.)
+        for query, hits in zip(addresses,
+                               index.search(addresses, k=len(addresses), rerank=len(addresses), ordered=True)):
+            for hit in (h for h in hits if h["text"] != query):
+                label, p = ordered[(query, hit["text"])]
+                assert hit["label"] == label, (query, hit["text"])
+                assert hit["score"] == pytest.approx(p[2], abs=PRINTED), (query, hit["text"])
 
     rows = tmp_path / "rows.txt"
     rows.write_text("".join(a + "\n" for a in addresses), encoding="utf-8")
-    run_cli(cli, "dedup", "--model", str(MODEL), "--input", str(rows), "--out", str(tmp_path / "clusters.tsv"),
-            "--scored-pairs", str(tmp_path / "scored.tsv"))
+    run_cli(cli, "dedup", "--model", str(MODEL), "--head", head, "--input", str(rows),
+            "--out", str(tmp_path / "clusters.tsv"), "--scored-pairs", str(tmp_path / "scored.tsv"))
     lines = (tmp_path / "scored.tsv").read_text(encoding="utf-8").splitlines()
     header = lines[0].split("\t")
     assert len(lines) > 1
