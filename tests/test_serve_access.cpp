@@ -48,7 +48,7 @@ std::string body_for(const serve::Route& route) {
 }
 
 HttpResponse call(unsigned short port, const serve::Route& route, const std::map<std::string, std::string>& headers) {
-  return http_request(port, std::string(route.method), std::string(route.path),
+  return http_request(port, std::string(route.method), serve::route_target(route),
                       route.method == std::string_view("POST") ? body_for(route) : "", headers);
 }
 

@@ -132,6 +132,44 @@ TEST(ServeHttp, MatchAgreesWithOfflineScoring) {
   EXPECT_EQ(outputs[2]["shape"], json({kPairs.size(), 3}));
 }
 
+// serve --model-name: Triton and KServe clients address the model by name; every KServe
+// route, document and answer carries the name given, and another name is no route.
+TEST(ServeHttp, TheModelNameGivenIsTheOneKServeClientsSee) {
+  ServerOptions options;
+  options.model_name = "addresses.v2";
+  RunningServer server({}, options);
+  for (const char* route : {"/v2/models/addresses.v2", "/v2/models/addresses.v2/config"}) {
+    const auto r = server.get(route);
+    ASSERT_EQ(r.status, 200) << route << r.body;
+    EXPECT_EQ(json::parse(r.body)["name"], "addresses.v2") << route;
+  }
+  EXPECT_EQ(server.get("/v2/models/addresses.v2/ready").status, 200);
+  for (const char* other : {"/v2/models/geoalign", "/v2/models/geoalign/ready", "/v2/models/addresses", "/v2/models/",
+                            "/v2/models/addresses.v2/other"}) {
+    EXPECT_EQ(server.get(other).status, 404) << other;
+  }
+  const json inputs = json::array({{{"name", "addr1"}, {"datatype", "BYTES"}, {"shape", {1}}, {"data", {"杭州市文三路478号"}}},
+                                   {{"name", "addr2"}, {"datatype", "BYTES"}, {"shape", {1}}, {"data", {"文三路478号"}}}});
+  const auto infer = server.post("/v2/models/addresses.v2/infer", json{{"inputs", inputs}}.dump());
+  ASSERT_EQ(infer.status, 200) << infer.body;
+  EXPECT_EQ(json::parse(infer.body)["model_name"], "addresses.v2");
+  EXPECT_EQ(server.post("/v2/models/geoalign/infer", json{{"inputs", inputs}}.dump()).status, 404);
+  // OpenAI's schema echoes the client's model, else the server's.
+  EXPECT_EQ(json::parse(server.post("/v1/embeddings", R"({"input": "杭州"})").body)["model"], "addresses.v2");
+  EXPECT_EQ(json::parse(server.post("/v1/embeddings", R"({"input": "杭州", "model": "m"})").body)["model"], "m");
+  const auto page = server.get("/").body;
+  EXPECT_NE(page.find("'/v2/models/addresses.v2'"), std::string::npos);
+  EXPECT_EQ(page.find("{{model}}"), std::string::npos);
+}
+
+TEST(ServeHttp, AModelNameThatIsNotAPathSegmentIsRefused) {
+  for (const std::string bad : std::vector<std::string>{"", "a/b", "a b", "名字", "a?b", std::string(129, 'a')}) {
+    ServerOptions options;
+    options.model_name = bad;
+    EXPECT_THROW(RunningServer({}, options), Error) << bad;
+  }
+}
+
 // Bodies over 32 KiB are parsed, and answers of over 32 items rendered, on the JSON
 // workers, so the I/O thread serves other connections meanwhile: the same answers, and
 // the same errors, as small requests get on the I/O thread.
@@ -1045,7 +1083,8 @@ TEST(ServeHttp, PlaygroundIsOnePageThatReachesOnlyItsServer) {
   EXPECT_EQ(r.headers.at("content-type"), "text/html; charset=utf-8");
   EXPECT_EQ(r.headers.at("content-security-policy"), kPlaygroundContentSecurityPolicy);
   EXPECT_TRUE(r.body.starts_with("<!doctype html>"));
-  EXPECT_EQ(r.body, playground_page());
+  EXPECT_EQ(r.body, playground_page("geoalign"));
+  EXPECT_NE(r.body.find("'/v2/models/geoalign'"), std::string::npos);  // the labels it shows
   for (const char* route : {"'/v1/match'", "'/v1/parse'", "'/v1/search'"}) {
     EXPECT_NE(r.body.find(route), std::string::npos) << route;
   }
@@ -1143,7 +1182,9 @@ TEST_F(ServeSearch, OpenApiExamplesGetTheirDocumentedStatus) {
   const auto served = server->get("/openapi.json");
   ASSERT_EQ(served.status, 200);
   const json doc = json::parse(served.body);
-  for (const auto& [path, item] : doc["paths"].items()) {
+  for (const auto& [documented, item] : doc["paths"].items()) {
+    // A documented path names the model {model}; the server's is the default.
+    const std::string path = route_target(*find_route(documented, kModelPlaceholder));
     for (const auto& [method, operation] : item.items()) {
       const auto r = method == "post"
                          ? server->post(path, operation["requestBody"]["content"]["application/json"]["example"].dump())

@@ -49,7 +49,7 @@ TEST(OpenApi, DescribesEveryRouteTheRouterAnswersAndNoOther) {
     EXPECT_TRUE(paths[path][lower(route.method)]["responses"].contains("200")) << path;
   }
   for (const auto& [path, item] : paths.items()) {
-    const Route* route = find_route(path);
+    const Route* route = find_route(path, kModelPlaceholder);  // documented paths name the model {model}
     ASSERT_NE(route, nullptr) << path << " is documented but not routed";
     for (const auto& [method, operation] : item.items()) EXPECT_EQ(method, lower(route->method)) << path;
   }

@@ -44,6 +44,16 @@ TEST(ServeProcess, QueueSmallerThanABatchIsRefusedAtStart) {
   EXPECT_NE(server.log().find("--max-queue"), std::string::npos) << server.log();
 }
 
+// A model name that cannot stand in a path is a usage error, before the model loads.
+TEST(ServeProcess, AModelNameThatIsNotAPathSegmentIsRefusedAtStart) {
+  ServeProcess server(with_model({"--model-name", "a/b"}));
+  const auto status = server.wait_exit(20s);
+  ASSERT_TRUE(status.has_value()) << "still running:\n" << server.log();
+  EXPECT_EQ(*status, 2);
+  EXPECT_NE(server.log().find("--model-name must be 1 to 128 of A-Z a-z 0-9 _ - ., not \"a/b\""), std::string::npos)
+      << server.log();
+}
+
 // A server asked for a GPU it cannot use stops before listening, saying why; it never
 // serves from the CPU instead.
 TEST(ServeProcess, AGpuThatCannotBeUsedStopsItAtStart) {

@@ -136,6 +136,10 @@ int run_serve(int argc, char** argv, int first) {
               "a web page origin (scheme://host[:port]) whose scripts may call the server, or * for any "
               "(repeatable); without it browsers keep other origins' pages from reading answers",
               ""},
+             {"model-name", true,
+              "the model's name in KServe v2 routes (/v2/models/NAME/infer), metadata and answers: 1 to 128 of "
+              "A-Z a-z 0-9 _ - .",
+              std::string(serve::kDefaultModelName)},
              kPrecisionOption,
              kDeviceOption,
              kParserOption,
@@ -147,7 +151,8 @@ int run_serve(int argc, char** argv, int first) {
     std::cout << args.usage()
               << "\nEndpoints: POST /v1/match, POST /v1/embed, POST /v1/parse, POST /v1/search (with --index),\n"
                  "POST /rerank (text-embeddings-inference's schema), POST /v1/embeddings (OpenAI's schema),\n"
-                 "KServe v2 (/v2/health/live, /v2/health/ready, /v2/models/geoalign, /v2/models/geoalign/infer),\n"
+                 "KServe v2 (/v2/health/live, /v2/health/ready, /v2/models/NAME, /v2/models/NAME/infer; NAME:\n"
+                 "--model-name),\n"
                  "GET /metrics, GET /openapi.json, and GET /: the playground, a page to try them in a browser.\n";
     return 0;
   }
@@ -183,6 +188,11 @@ int run_serve(int argc, char** argv, int first) {
   server_options.max_connections = static_cast<std::size_t>(args.integer("max-connections", 0, 1 << 24));
   server_options.max_unread_bytes = static_cast<std::size_t>(args.integer("max-unread-bytes", 0, 1L << 40));
   server_options.json_workers_idle = batching.after_threads_idle;
+  server_options.model_name = args.value("model-name");
+  if (!serve::is_valid_model_name(server_options.model_name)) {
+    throw UsageError("--model-name must be 1 to " + std::to_string(serve::kMaxModelNameBytes) +
+                     " of A-Z a-z 0-9 _ - ., not \"" + text::excerpt(server_options.model_name) + "\"");
+  }
   read_access_options(args, server_options);
   // Warm-up sends one full batch; a queue that cannot hold one would leave a server
   // that never becomes ready.

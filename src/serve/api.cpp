@@ -293,7 +293,7 @@ ResponseBody render_kserve(const ParsedRequest& parsed, const runtime::Inference
   std::string binary;
   json outputs = json::array();
   for (const KServeOutput& output : parsed.outputs) outputs.push_back(kserve_output(output, done, binary));
-  json out = {{"model_name", "geoalign"}, {"model_version", "1"}, {"outputs", std::move(outputs)}};
+  json out = {{"model_name", parsed.model}, {"model_version", "1"}, {"outputs", std::move(outputs)}};
   if (!parsed.id.empty()) out["id"] = parsed.id;
   ResponseBody body{out.dump(), {}};
   if (std::any_of(parsed.outputs.begin(), parsed.outputs.end(), [](const KServeOutput& o) { return o.binary; })) {
@@ -315,7 +315,7 @@ std::variant<ParsedRequest, ApiError> parse_request(Endpoint endpoint, std::stri
   std::string_view binary;
   if (inference_header_length) {
     if (endpoint != Endpoint::KServeInfer) {
-      return bad_request("Inference-Header-Content-Length (binary tensor data) applies to /v2/models/geoalign/infer only");
+      return bad_request("Inference-Header-Content-Length (binary tensor data) applies to /v2/models/{model}/infer only");
     }
     auto split = split_binary_body(body, *inference_header_length);
     if (auto* e = std::get_if<ApiError>(&split)) return *e;

@@ -36,7 +36,9 @@ struct ParsedRequest {
   bool explain = false;                     // /v1/match's "explain": each result comes with its explanation
   bool raw_scores = false, return_text = false;  // /rerank's
   bool base64 = false;                           // /v1/embeddings' encoding_format
-  std::string model;                             // /v1/embeddings' model, echoed back
+  // The model answering: /v1/embeddings' "model" as the client sent it, else the server's
+  // KServe model name (ServerOptions::model_name), which KServe answers carry.
+  std::string model;
 };
 
 // The inference endpoint a request target names, if any.

@@ -123,7 +123,7 @@ ResponseBody render_openai_embeddings(const ParsedRequest& parsed, const runtime
   const std::size_t tokens = done.tokens_read.load();
   json out = {{"object", "list"},
               {"data", std::move(data)},
-              {"model", parsed.model.empty() ? std::string("geoalign") : parsed.model},
+              {"model", parsed.model},
               {"usage", {{"prompt_tokens", tokens}, {"total_tokens", tokens}}}};
   return {out.dump(-1, ' ', false, json::error_handler_t::replace), {}};
 }

@@ -23,6 +23,7 @@
 #include "serve/parse_kind.h"
 #include "serve/playground.h"
 #include "serve/routes.h"
+#include "text/excerpt.h"
 #include "serve/search_kind.h"
 #include "serve/search_request.h"
 
@@ -45,7 +46,12 @@ struct PostGate {
 
 struct Server::Impl {
   Impl(const runtime::PairScorer& s, runtime::Batcher& b, Metrics& m, ServerOptions o, const SearchKind* k)
-      : scorer(s), batcher(b), metrics(m), options(std::move(o)), search(k) {
+      : scorer(s), batcher(b), metrics(m), options(std::move(o)), search(k),
+        playground(playground_page(options.model_name)) {
+    if (!is_valid_model_name(options.model_name)) {
+      throw Error("model name \"" + text::excerpt(options.model_name) + "\" must be 1 to " +
+                  std::to_string(kMaxModelNameBytes) + " of A-Z a-z 0-9 _ - .");
+    }
     gate->io = &io;
   }
   ~Impl() {
@@ -73,6 +79,7 @@ struct Server::Impl {
   Metrics& metrics;
   ServerOptions options;
   const SearchKind* search;  // null without an index
+  const std::string playground;  // the page, for this model's name
   std::shared_ptr<PostGate> gate = std::make_shared<PostGate>();
   // Declared before `io`, so they outlive the handlers `io` destroys.
   std::unordered_set<Session*> connections;  // sessions whose socket is open
@@ -214,7 +221,8 @@ class Session : public std::enable_shared_from_this<Session> {
     if (ec == http::error::body_limit) {
       started_ = std::chrono::steady_clock::now();
       const auto& header = parser_->get();
-      const Route* route = find_route(std::string_view(header.target().data(), header.target().size()));
+      const Route* route =
+          find_route(std::string_view(header.target().data(), header.target().size()), server_.options.model_name);
       target_ = route == nullptr ? "other" : route->metrics_label;
       keep_alive_ = false;
       return respond_error({413, "too_large",
@@ -253,7 +261,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void handle() {
     const std::string target(request_.target());
-    const Route* route = find_route(target);
+    const Route* route = find_route(target, server_.options.model_name);
     target_ = route == nullptr ? "other" : route->metrics_label;
     if (route == nullptr) return respond_error({404, "not_found", "no such endpoint: " + target});
     // A browser asks before a cross-origin call (a preflight, never with the API key).
@@ -285,15 +293,16 @@ class Session : public std::enable_shared_from_this<Session> {
       }
       case RouteId::ServerMetadata: return respond_json(http::status::ok, render_server_metadata());
       case RouteId::ModelMetadata:
-        return respond_json(http::status::ok, render_model_metadata(server_.scorer.labels(), server_.embedding_dim));
+        return respond_json(http::status::ok, render_model_metadata(server_.options.model_name, server_.scorer.labels(), server_.embedding_dim));
       case RouteId::ModelConfig: {
         const auto& batching = server_.batcher.options();
-        return respond_json(http::status::ok, render_model_config(batching.max_batch_size, batching.max_queue_delay));
+        return respond_json(http::status::ok, render_model_config(server_.options.model_name, batching.max_batch_size,
+                                                                     batching.max_queue_delay));
       }
       case RouteId::Metrics: return respond(http::status::ok, server_.metrics.render(), "text/plain; version=0.0.4");
       case RouteId::OpenApi: return respond_json(http::status::ok, std::string(openapi_document()));
       case RouteId::Playground:
-        return respond(http::status::ok, std::string(playground_page()), "text/html; charset=utf-8",
+        return respond(http::status::ok, server_.playground, "text/html; charset=utf-8",
                        {{"Content-Security-Policy", std::string(kPlaygroundContentSecurityPolicy)}});
       case RouteId::Inference: return infer(*route->endpoint);
     }
@@ -348,6 +357,7 @@ class Session : public std::enable_shared_from_this<Session> {
         return ApiError{400, "invalid_request", "\"explain\" needs a model with a match head; this one has none"};
       }
       auto parsed_request = std::make_shared<ParsedRequest>(std::move(std::get<ParsedRequest>(parsed)));
+      if (parsed_request->model.empty()) parsed_request->model = server_.options.model_name;
       try {
         auto request = make_request(endpoint, *parsed_request);
         return ParsedAndMade{std::move(parsed_request), std::move(request)};

@@ -11,6 +11,7 @@
 #include "serve/api_keys.h"
 #include "serve/cors.h"
 #include "serve/metrics.h"
+#include "serve/routes.h"
 
 namespace geoalign::serve {
 
@@ -48,6 +49,8 @@ struct ServerOptions {
   std::shared_ptr<ApiKeys> api_keys;
   std::set<std::string, std::less<>> open_groups = {"health"};
   CorsPolicy cors;
+  // The KServe model's name (serve/routes.h: kDefaultModelName, is_valid_model_name).
+  std::string model_name{kDefaultModelName};
 };
 
 // The HTTP front end: Boost.Beast on one asynchronous I/O thread, so thousands of

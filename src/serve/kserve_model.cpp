@@ -47,8 +47,9 @@ std::string render_server_metadata() {
   return json{{"name", "geoalign"}, {"version", "0.1.0"}, {"extensions", {"binary_tensor_data"}}}.dump();
 }
 
-std::string render_model_metadata(const std::vector<std::string>& labels, std::size_t embedding_dim) {
-  return json{{"name", "geoalign"},
+std::string render_model_metadata(std::string_view model_name, const std::vector<std::string>& labels,
+                                  std::size_t embedding_dim) {
+  return json{{"name", model_name},
               {"versions", {"1"}},
               {"platform", "geoalign"},
               {"labels", labels},
@@ -58,8 +59,9 @@ std::string render_model_metadata(const std::vector<std::string>& labels, std::s
       .dump();
 }
 
-std::string render_model_config(std::size_t max_batch_size, std::chrono::microseconds max_queue_delay) {
-  return json{{"name", "geoalign"},
+std::string render_model_config(std::string_view model_name, std::size_t max_batch_size,
+                                std::chrono::microseconds max_queue_delay) {
+  return json{{"name", model_name},
               {"platform", "geoalign"},
               {"backend", "geoalign"},
               {"max_batch_size", max_batch_size},

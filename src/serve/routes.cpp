@@ -12,10 +12,10 @@ namespace {
 constexpr std::array kRoutes{
     Route{"/v2/health/live", "GET", RouteId::Live, "/v2/health"},
     Route{"/v2/health/ready", "GET", RouteId::Ready, "/v2/health"},
-    Route{"/v2/models/geoalign/ready", "GET", RouteId::ModelReady, "/v2/health"},
+    Route{"/v2/models/{model}/ready", "GET", RouteId::ModelReady, "/v2/health"},
     Route{"/v2", "GET", RouteId::ServerMetadata, "/v2/metadata"},
-    Route{"/v2/models/geoalign", "GET", RouteId::ModelMetadata, "/v2/metadata"},
-    Route{"/v2/models/geoalign/config", "GET", RouteId::ModelConfig, "/v2/metadata"},
+    Route{"/v2/models/{model}", "GET", RouteId::ModelMetadata, "/v2/metadata"},
+    Route{"/v2/models/{model}/config", "GET", RouteId::ModelConfig, "/v2/metadata"},
     Route{"/metrics", "GET", RouteId::Metrics, "/metrics"},
     Route{"/openapi.json", "GET", RouteId::OpenApi, "/openapi.json"},
     Route{"/", "GET", RouteId::Playground, "/"},
@@ -23,7 +23,7 @@ constexpr std::array kRoutes{
     Route{"/v1/embed", "POST", RouteId::Inference, "/v1/embed", Endpoint::Embed},
     Route{"/v1/parse", "POST", RouteId::Inference, "/v1/parse", Endpoint::Parse},
     Route{"/v1/search", "POST", RouteId::Inference, "/v1/search", Endpoint::Search},
-    Route{"/v2/models/geoalign/infer", "POST", RouteId::Inference, "/v2/infer", Endpoint::KServeInfer},
+    Route{"/v2/models/{model}/infer", "POST", RouteId::Inference, "/v2/infer", Endpoint::KServeInfer},
     Route{"/rerank", "POST", RouteId::Inference, "/rerank", Endpoint::TeiRerank},
     Route{"/v1/embeddings", "POST", RouteId::Inference, "/v1/embeddings", Endpoint::OpenAiEmbeddings},
 };
@@ -52,8 +52,34 @@ std::span<const std::string_view> openable_access_groups() { return kOpenableGro
 
 std::span<const Route> routes() { return kRoutes; }
 
-const Route* find_route(std::string_view target) {
-  const std::string_view path = target.substr(0, target.find('?'));  // no route takes a query
+std::string route_target(const Route& route, std::string_view model_name) {
+  std::string target(route.path);
+  if (const auto at = target.find(kModelPlaceholder); at != std::string::npos) {
+    target.replace(at, kModelPlaceholder.size(), model_name);
+  }
+  return target;
+}
+
+bool is_valid_model_name(std::string_view name) {
+  return !name.empty() && name.size() <= kMaxModelNameBytes &&
+         std::all_of(name.begin(), name.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+                  c == '.';
+         });
+}
+
+const Route* find_route(std::string_view target, std::string_view model_name) {
+  std::string_view path = target.substr(0, target.find('?'));  // no route takes a query
+  // /v2/models/NAME/... is this model's route when NAME is its name, and no route else.
+  std::string with_placeholder;
+  if (path.starts_with(kModelsPrefix)) {
+    const std::string_view rest = path.substr(kModelsPrefix.size());
+    const std::string_view name = rest.substr(0, rest.find('/'));
+    if (name != model_name) return nullptr;
+    with_placeholder = std::string(kModelsPrefix) + std::string(kModelPlaceholder);
+    with_placeholder += rest.substr(name.size());
+    path = with_placeholder;
+  }
   const auto it = std::find_if(kRoutes.begin(), kRoutes.end(), [&](const Route& r) { return r.path == path; });
   return it == kRoutes.end() ? nullptr : &*it;
 }

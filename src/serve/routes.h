@@ -1,7 +1,9 @@
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "serve/api.h"
@@ -39,8 +41,21 @@ std::string_view route_access_group(RouteId id);
 // The groups --open-endpoints may name.
 std::span<const std::string_view> openable_access_groups();
 
+// The KServe model's name in its routes (/v2/models/NAME/infer), its metadata and its
+// answers; `serve --model-name` sets another. A name is 1 to 128 of A-Z a-z 0-9 _ - .,
+// so that it needs no escaping in a path, a JSON string or the playground's script.
+inline constexpr std::string_view kDefaultModelName = "geoalign";
+inline constexpr std::size_t kMaxModelNameBytes = 128;
+bool is_valid_model_name(std::string_view name);
+// Where the table's paths hold the model's name.
+inline constexpr std::string_view kModelsPrefix = "/v2/models/";
+inline constexpr std::string_view kModelPlaceholder = "{model}";
+
 std::span<const Route> routes();
-// The route at `target` (its path: a query string is ignored), or null.
-const Route* find_route(std::string_view target);
+// The path a client requests for `route` on a server whose model is `model_name`.
+std::string route_target(const Route& route, std::string_view model_name = kDefaultModelName);
+// The route at `target` (its path: a query string is ignored) on a server whose model is
+// `model_name`, or null: /v2/models/OTHER/infer is no route of this server.
+const Route* find_route(std::string_view target, std::string_view model_name = kDefaultModelName);
 
 }  // namespace geoalign::serve
