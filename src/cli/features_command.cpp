@@ -77,7 +77,7 @@ int run_features(int argc, char** argv, int first) {
   auto flush = [&] {
     std::vector<AddressPair> pairs;
     for (const auto& row : rows) pairs.push_back({row.a, row.b});
-    const auto encoded = scorer.encode_pairs(pairs);
+    const auto encoded = scorer.encode_pairs(pairs, nullptr, 0, /*with_tokens=*/encoder_columns > 0);
     std::vector<const text::EncodedInput*> pointers;
     for (const auto& e : encoded) pointers.push_back(&e);
     std::vector<float> probabilities;

@@ -26,7 +26,7 @@ class MatchKind final : public RequestKind {
       return false;
     }
     if (context.observer && context.cache.enabled()) context.observer->on_cache_lookup(false);
-    item.input = context.scorer.tokenize(pair);
+    item.input = context.scorer.input_for(pair);
     item.state = std::move(pair);
     return true;
   }

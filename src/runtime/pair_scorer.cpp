@@ -27,6 +27,14 @@ text::EncodedInput PairScorer::tokenize(const NormalizedPair& pair) const {
   return input;
 }
 
+text::EncodedInput PairScorer::input_for(const NormalizedPair& pair) const {
+  if (runs_encoder()) return tokenize(pair);
+  text::EncodedInput input;
+  input.same_text = pair.a == pair.b;
+  input.order_swapped = pair.swapped;
+  return input;
+}
+
 void PairScorer::compare(const NormalizedPair& pair, text::EncodedInput& input) const {
   if (comparer_) input.pair_features = comparer_->features(pair.a, pair.b);
 }
@@ -43,7 +51,7 @@ text::EncodedInput PairScorer::encode_address(std::string_view address) const {
 }
 
 std::vector<text::EncodedInput> PairScorer::encode_pairs(std::span<const AddressPair> pairs, model::StageTimer* timer,
-                                                         std::size_t first_number) const {
+                                                         std::size_t first_number, bool with_tokens) const {
   const auto name_of = [first_number](std::size_t k) { return "pair " + std::to_string(first_number + k); };
   std::vector<NormalizedPair> normalized;
   {
@@ -51,10 +59,14 @@ std::vector<text::EncodedInput> PairScorer::encode_pairs(std::span<const Address
     normalized = run_in_parallel_named(pairs.size(), name_of,
                                        [&](std::size_t i) { return normalize(pairs[i].a, pairs[i].b); });
   }
+  const bool tokens = with_tokens || runs_encoder();
   std::vector<text::EncodedInput> inputs;
   {
-    model::ScopedStage stage(timer, "tokenize");
-    inputs = run_in_parallel_named(pairs.size(), name_of, [&](std::size_t i) { return tokenize(normalized[i]); });
+    std::optional<model::ScopedStage> stage;  // no stage to report when nothing is tokenized
+    if (tokens) stage.emplace(timer, "tokenize");
+    inputs = run_in_parallel_named(pairs.size(), name_of, [&](std::size_t i) {
+      return tokens ? tokenize(normalized[i]) : input_for(normalized[i]);
+    });
   }
   if (comparer_) {
     model::ScopedStage stage(timer, "parse and compare");
