@@ -12,6 +12,7 @@ packages=(
   libopencc-dev opencc # optional traditional -> simplified normalization
   libhnswlib-dev       # HNSW graph for search and dedup (header-only)
   libboost-dev         # Boost.Beast/Asio for geoalign serve and loadtest
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc  # KServe v2 over gRPC (serve --grpc-port)
   libgtest-dev
   clang libclang-rt-14-dev  # libFuzzer targets (scripts/fuzz.sh)
   # The Python package (pip install ., tests/python): Debian's Python, pybind11 and the
@@ -19,6 +20,7 @@ packages=(
   # dask and distributed for running it in dask pipelines (the tests do not need them).
   pybind11-dev python3-dev python3-pip python3-numpy python3-pandas python3-pytest
   python3-dask python3-distributed
+  python3-grpcio python3-grpc-tools  # the gRPC service's Python test (stubs made from its .proto at test time)
   chromium             # headless, for the playground's browser tests (tests/python/test_playground.py)
   fonts-wqy-microhei   # a CJK font, so that their screenshots show Chinese
 )

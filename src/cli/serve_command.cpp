@@ -17,6 +17,7 @@
 #include "cli/pair_scoring.h"
 #include "model/model_folder.h"
 #include "model/precision.h"
+#include "serve/grpc/kserve_grpc_server.h"
 #include "serve/http_server.h"
 #include "serve/routes.h"
 #include "serve/search_kind.h"
@@ -136,6 +137,10 @@ int run_serve(int argc, char** argv, int first) {
               "a web page origin (scheme://host[:port]) whose scripts may call the server, or * for any "
               "(repeatable); without it browsers keep other origins' pages from reading answers",
               ""},
+             {"grpc-port", true,
+              "also serve KServe v2 over gRPC on this port (Triton's gRPC clients; 0 = any free port), sharing the "
+              "batcher, keys and limits; off when not given",
+              ""},
              {"model-name", true,
               "the model's name in KServe v2 routes (/v2/models/NAME/infer), metadata and answers: 1 to 128 of "
               "A-Z a-z 0-9 _ - .",
@@ -225,6 +230,13 @@ int run_serve(int argc, char** argv, int first) {
   serve::Server server(scorer, batcher, metrics, server_options, search.get());
   const std::uint16_t port = server.listen();
   std::fprintf(stderr, "geoalign serve: listening on http://%s:%u (warming up)\n", server_options.host.c_str(), port);
+  std::unique_ptr<serve::GrpcServer> grpc;
+  if (args.given("grpc-port")) {
+    const auto grpc_port = static_cast<std::uint16_t>(args.integer("grpc-port", 0, 65535));
+    grpc = std::make_unique<serve::GrpcServer>(scorer, batcher, server_options, grpc_port,
+                                               [&server] { return server.ready(); });
+    std::fprintf(stderr, "geoalign serve: KServe v2 gRPC on %s:%u\n", server_options.host.c_str(), grpc->port());
+  }
   if (server_options.api_keys) {
     std::string open;
     for (const auto& group : server_options.open_groups) open += (open.empty() ? "" : ", ") + group;
@@ -253,6 +265,7 @@ int run_serve(int argc, char** argv, int first) {
   // thread is joined, also when run() throws.
   auto finish = [&] {
     serving_ended = true;
+    if (grpc) grpc->stop();  // its calls in flight are answered before the batcher stops
     batcher.shutdown();
     warm.join();
   };

@@ -256,35 +256,15 @@ json match_json(const MatchResult& m) {
 
 // One output tensor, as JSON data or appended to `binary`.
 json kserve_output(const KServeOutput& output, const runtime::InferenceRequest& done, std::string& binary) {
-  const std::size_t n = done.size();
-  json tensor = {{"name", output.name}};
-  std::vector<std::string> labels;
-  std::vector<float> values;
-  if (output.name == "label") {
-    for (const auto& m : done.matches) labels.push_back(m.label);
-    tensor["datatype"] = "BYTES";
-    tensor["shape"] = {n};
-  } else {
-    for (const auto& m : done.matches) {
-      if (output.name == "score") {
-        values.push_back(m.score);
-      } else {
-        values.insert(values.end(), {m.p_not_match, m.p_partial_match, m.p_exact_match});
-      }
-    }
-    tensor["datatype"] = "FP32";
-    tensor["shape"] = output.name == "score" ? json{n} : json{n, 3};
-  }
+  const KServeTensor values = kserve_tensor(output.name, done);
+  json tensor = {{"name", output.name}, {"datatype", values.datatype}, {"shape", values.shape}};
+  const bool bytes = values.datatype == "BYTES";
   if (!output.binary) {
-    tensor["data"] = output.name == "label" ? json(labels) : json(values);
+    tensor["data"] = bytes ? json(values.labels) : json(values.values);
     return tensor;
   }
   const std::size_t before = binary.size();
-  if (output.name == "label") {
-    append_bytes(binary, labels);
-  } else {
-    append_fp32(binary, values);
-  }
+  append_tensor(binary, values);
   tensor["parameters"] = {{"binary_data_size", binary.size() - before}};
   return tensor;
 }
@@ -304,6 +284,41 @@ ResponseBody render_kserve(const ParsedRequest& parsed, const runtime::Inference
 }
 
 }  // namespace
+
+KServeTensor kserve_tensor(std::string_view name, const runtime::InferenceRequest& done) {
+  const auto n = static_cast<std::int64_t>(done.size());
+  KServeTensor tensor;
+  if (name == "label") {
+    for (const auto& m : done.matches) tensor.labels.push_back(m.label);
+    tensor.datatype = "BYTES";
+    tensor.shape = {n};
+    return tensor;
+  }
+  for (const auto& m : done.matches) {
+    if (name == "score") {
+      tensor.values.push_back(m.score);
+    } else {
+      tensor.values.insert(tensor.values.end(), {m.p_not_match, m.p_partial_match, m.p_exact_match});
+    }
+  }
+  tensor.datatype = "FP32";
+  tensor.shape = name == "score" ? std::vector<std::int64_t>{n} : std::vector<std::int64_t>{n, 3};
+  return tensor;
+}
+
+void append_tensor(std::string& out, const KServeTensor& tensor) {
+  if (tensor.datatype == "BYTES") {
+    append_bytes(out, tensor.labels);
+  } else {
+    append_fp32(out, tensor.values);
+  }
+}
+
+std::variant<ParsedRequest, ApiError> parse_kserve_request(nlohmann::json& body, std::string_view binary,
+                                                           std::size_t max_items) {
+  if (auto e = inline_binary_inputs(body, binary)) return *e;
+  return parse_kserve(body, max_items);
+}
 
 std::optional<Endpoint> inference_endpoint(std::string_view target) {
   const Route* route = find_route(target);
@@ -352,9 +367,7 @@ std::variant<ParsedRequest, ApiError> parse_request(Endpoint endpoint, std::stri
     case Endpoint::Match: return parse_match(parsed, max_items);
     case Endpoint::Embed: return parse_addresses(parsed, max_items, false);
     case Endpoint::Parse: return parse_addresses(parsed, max_items, true);
-    case Endpoint::KServeInfer:
-      if (auto e = inline_binary_inputs(parsed, binary)) return *e;
-      return parse_kserve(parsed, max_items);
+    case Endpoint::KServeInfer: return parse_kserve_request(parsed, binary, max_items);
     case Endpoint::Search: return parse_search(parsed, max_items);
     case Endpoint::TeiRerank: return parse_tei_rerank(parsed, max_items);
     case Endpoint::OpenAiEmbeddings: return parse_openai_embeddings(parsed, max_items);

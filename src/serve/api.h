@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,6 +42,24 @@ struct ParsedRequest {
   // KServe model name (ServerOptions::model_name), which KServe answers carry.
   std::string model;
 };
+
+// A KServe v2 request as JSON (the HTTP body's, or one made from a gRPC request), with
+// the binary data of its inputs that carry parameters.binary_data_size (Triton's binary
+// extension; empty when none do): validated as parse_request validates the HTTP body.
+std::variant<ParsedRequest, ApiError> parse_kserve_request(nlohmann::json& body, std::string_view binary,
+                                                           std::size_t max_items);
+
+// A KServe output's values for a finished match request: "label" (BYTES [N]), "score"
+// (FP32 [N]) or "probabilities" (FP32 [N, 3]: not, partial, exact).
+struct KServeTensor {
+  std::string datatype;
+  std::vector<std::int64_t> shape;
+  std::vector<std::string> labels;  // BYTES
+  std::vector<float> values;        // FP32, row-major
+};
+KServeTensor kserve_tensor(std::string_view name, const runtime::InferenceRequest& done);
+// The tensor's wire form (serve/kserve_binary.h): BYTES length-prefixed, FP32 little-endian.
+void append_tensor(std::string& out, const KServeTensor& tensor);
 
 // The inference endpoint a request target names, if any.
 std::optional<Endpoint> inference_endpoint(std::string_view target);

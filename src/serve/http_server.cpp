@@ -816,6 +816,8 @@ std::uint16_t Server::listen() {
   return s.acceptor.local_endpoint().port();
 }
 
+bool Server::ready() const { return impl_->ready.load(); }
+
 void Server::set_ready(bool ready) { impl_->ready = ready; }
 
 void Server::stop() {

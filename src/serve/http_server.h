@@ -68,6 +68,8 @@ class Server {
   std::uint16_t listen();
   // Readiness (GET /v2/health/ready): false until the model is warmed up.
   void set_ready(bool ready);
+  // What set_ready() said last (safe from any thread; gRPC's readiness).
+  bool ready() const;
   // Serves until SIGTERM or SIGINT, then drains: stops accepting, answers every request
   // it has read, closes idle connections and returns. Connections still open at the
   // drain deadline, or at a second signal, are closed and run() returns at once.
