@@ -10,6 +10,7 @@
 #include "cli/bench_inputs.h"
 #include "common/open_file.h"
 #include "geoalign/error.h"
+#include "loadtest/grpc_load_generator.h"
 #include "loadtest/load_generator.h"
 #include "loadtest/report.h"
 
@@ -78,7 +79,11 @@ int run_loadtest(int argc, char** argv, int first) {
              {"input", true, "pairs to send, one per request, round robin", "examples/sample_pairs.tsv"},
              {"csv", true, "also write the figures as CSV", ""},
              {"chart", true, "SVG chart of throughput and p99 per level", "loadtest.svg"},
-             {"api-key", true, "a key of the server's (serve --api-key), sent as Authorization: Bearer KEY", ""}},
+             {"api-key", true, "a key of the server's (serve --api-key), sent as Authorization: Bearer KEY", ""},
+             {"grpc", true,
+              "load KServe v2 over gRPC at HOST:PORT (serve --grpc-port) instead of --url: ModelInfer, one pair a call",
+              ""},
+             {"model-name", true, "with --grpc: the server's model name (serve --model-name)", "geoalign"}},
             "");
   args.parse(argc, argv, first);
   if (args.flag("help")) {
@@ -106,13 +111,23 @@ int run_loadtest(int argc, char** argv, int first) {
     }
   }
 
-  const auto bodies = request_bodies(args.value("input"), target.path);
+  const bool grpc = args.given("grpc");
+  if (grpc && !args.value("rate").empty()) throw UsageError("--grpc runs --concurrency levels, not --rate");
+  const loadtest::GrpcTarget grpc_target{args.value("grpc"), args.value("model-name"), target.api_key};
+  std::vector<std::pair<std::string, std::string>> pairs;
+  std::vector<std::string> bodies;
+  if (grpc) {
+    for (auto& pair : read_valid_pairs(args.value("input"))) pairs.emplace_back(std::move(pair.a), std::move(pair.b));
+  } else {
+    bodies = request_bodies(args.value("input"), target.path);
+  }
   std::vector<loadtest::LevelResult> results;
   for (const auto& level : levels) {
     std::fprintf(stderr, "loadtest: %s %g for %.1f s ...\n", level.rate > 0 ? "rate" : "concurrency",
                  level.rate > 0 ? level.rate : static_cast<double>(level.concurrency),
                  std::chrono::duration<double>(level.duration).count());
-    results.push_back(loadtest::run_level(target, bodies, level));
+    results.push_back(grpc ? loadtest::run_grpc_level(grpc_target, pairs, level)
+                           : loadtest::run_level(target, bodies, level));
   }
   std::cout << loadtest::format_table(results);
   const auto write = [](const std::string& path, const std::string& text) {
@@ -122,7 +137,8 @@ int run_loadtest(int argc, char** argv, int first) {
   };
   if (!args.value("csv").empty()) write(args.value("csv"), loadtest::format_csv(results));
   if (!args.value("chart").empty()) {
-    write(args.value("chart"), loadtest::render_svg_chart(results, "geoalign loadtest: " + args.value("url")));
+    write(args.value("chart"), loadtest::render_svg_chart(results, "geoalign loadtest: " +
+                                                                       (grpc ? "grpc://" + args.value("grpc") : args.value("url"))));
     std::fprintf(stderr, "loadtest: chart written to %s\n", args.value("chart").c_str());
   }
   return 0;

@@ -2,7 +2,6 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include <future>
 #include <nlohmann/json.hpp>
 
 #include "kserve_v2.grpc.pb.h"
@@ -15,7 +14,6 @@ namespace geoalign::serve {
 
 namespace {
 
-using grpc::ServerContext;
 using grpc::Status;
 using grpc::StatusCode;
 using nlohmann::json;
@@ -109,112 +107,158 @@ void fill_config(const json& doc, inference::ModelConfig& out) {
       doc["dynamic_batching"]["max_queue_delay_microseconds"].get<std::uint64_t>());
 }
 
-class Service final : public inference::GRPCInferenceService::Service {
+// A ModelInfer call in the batcher: answered from the batcher's thread when the pairs are
+// done, so no gRPC thread waits for the model. It deletes itself when gRPC is done with it.
+class InferCall final : public grpc::ServerUnaryReactor {
+ public:
+  InferCall(std::string model_name, std::shared_ptr<ParsedRequest> parsed,
+            std::shared_ptr<runtime::InferenceRequest> request, inference::ModelInferResponse* out)
+      : model_name_(std::move(model_name)), parsed_(std::move(parsed)), request_(std::move(request)), out_(out) {}
+
+  // The batcher's `done`: the answer, or the status that says why there is none.
+  void answer(runtime::InferenceRequest& done) noexcept {
+    try {
+      switch (done.outcome) {
+        case runtime::InferenceRequest::Outcome::Ok: break;
+        case runtime::InferenceRequest::Outcome::TimedOut: return Finish(Status(StatusCode::DEADLINE_EXCEEDED, done.error));
+        case runtime::InferenceRequest::Outcome::Cancelled: return Finish(Status(StatusCode::CANCELLED, "cancelled"));
+        default: return Finish(Status(StatusCode::INTERNAL, done.error));
+      }
+      out_->set_model_name(model_name_);
+      out_->set_model_version("1");
+      out_->set_id(parsed_->id);
+      for (const KServeOutput& output : parsed_->outputs) {
+        const KServeTensor tensor = kserve_tensor(output.name, done);
+        auto* t = out_->add_outputs();
+        t->set_name(output.name);
+        t->set_datatype(tensor.datatype);
+        for (const auto d : tensor.shape) t->add_shape(d);
+        append_tensor(*out_->add_raw_output_contents(), tensor);
+      }
+      Finish(Status::OK);
+    } catch (const std::exception& e) {  // out of memory: the call still ends
+      Finish(Status(StatusCode::INTERNAL, e.what()));
+    }
+  }
+
+  // The client went: its pairs are skipped, as a closed HTTP connection's are.
+  void OnCancel() override { request_->cancelled = true; }
+  void OnDone() override { delete this; }
+
+ private:
+  std::string model_name_;
+  std::shared_ptr<ParsedRequest> parsed_;
+  std::shared_ptr<runtime::InferenceRequest> request_;
+  inference::ModelInferResponse* out_;
+};
+
+class Service final : public inference::GRPCInferenceService::CallbackService {
  public:
   Service(const runtime::PairScorer& scorer, runtime::Batcher& batcher, const ServerOptions& options,
           std::function<bool()> ready)
       : scorer_(scorer), batcher_(batcher), options_(options), ready_(std::move(ready)) {}
 
-  Status ServerLive(ServerContext* context, const inference::ServerLiveRequest*,
-                    inference::ServerLiveResponse* out) override {
-    if (auto refused = refuse(context, "health")) return *refused;
-    out->set_live(true);
-    return Status::OK;
+  grpc::ServerUnaryReactor* ServerLive(grpc::CallbackServerContext* context, const inference::ServerLiveRequest*,
+                                       inference::ServerLiveResponse* out) override {
+    return answer(context, "health", {}, [&] { out->set_live(true); });
   }
 
-  Status ServerReady(ServerContext* context, const inference::ServerReadyRequest*,
-                     inference::ServerReadyResponse* out) override {
-    if (auto refused = refuse(context, "health")) return *refused;
-    out->set_ready(ready_());
-    return Status::OK;
+  grpc::ServerUnaryReactor* ServerReady(grpc::CallbackServerContext* context, const inference::ServerReadyRequest*,
+                                        inference::ServerReadyResponse* out) override {
+    return answer(context, "health", {}, [&] { out->set_ready(ready_()); });
   }
 
-  Status ModelReady(ServerContext* context, const inference::ModelReadyRequest* request,
-                    inference::ModelReadyResponse* out) override {
-    if (auto refused = refuse(context, "health", request->name())) return *refused;
-    out->set_ready(ready_());
-    return Status::OK;
+  grpc::ServerUnaryReactor* ModelReady(grpc::CallbackServerContext* context,
+                                       const inference::ModelReadyRequest* request,
+                                       inference::ModelReadyResponse* out) override {
+    return answer(context, "health", request->name(), [&] { out->set_ready(ready_()); });
   }
 
-  Status ServerMetadata(ServerContext* context, const inference::ServerMetadataRequest*,
-                        inference::ServerMetadataResponse* out) override {
-    if (auto refused = refuse(context, "metadata")) return *refused;
-    const json doc = json::parse(render_server_metadata());
-    out->set_name(doc["name"].get<std::string>());
-    out->set_version(doc["version"].get<std::string>());
-    for (const auto& e : doc["extensions"]) out->add_extensions(e.get<std::string>());
-    return Status::OK;
+  grpc::ServerUnaryReactor* ServerMetadata(grpc::CallbackServerContext* context,
+                                           const inference::ServerMetadataRequest*,
+                                           inference::ServerMetadataResponse* out) override {
+    return answer(context, "metadata", {}, [&] {
+      const json doc = json::parse(render_server_metadata());
+      out->set_name(doc["name"].get<std::string>());
+      out->set_version(doc["version"].get<std::string>());
+      for (const auto& e : doc["extensions"]) out->add_extensions(e.get<std::string>());
+    });
   }
 
-  Status ModelMetadata(ServerContext* context, const inference::ModelMetadataRequest* request,
-                       inference::ModelMetadataResponse* out) override {
-    if (auto refused = refuse(context, "metadata", request->name())) return *refused;
-    fill_metadata(json::parse(render_model_metadata(options_.model_name, scorer_.labels(),
-                                                    scorer_.folder().embedding.dimension())),
-                  *out);
-    return Status::OK;
+  grpc::ServerUnaryReactor* ModelMetadata(grpc::CallbackServerContext* context,
+                                          const inference::ModelMetadataRequest* request,
+                                          inference::ModelMetadataResponse* out) override {
+    return answer(context, "metadata", request->name(), [&] {
+      fill_metadata(json::parse(render_model_metadata(options_.model_name, scorer_.labels(),
+                                                      scorer_.folder().embedding.dimension())),
+                    *out);
+    });
   }
 
-  Status ModelConfig(ServerContext* context, const inference::ModelConfigRequest* request,
-                     inference::ModelConfigResponse* out) override {
-    if (auto refused = refuse(context, "metadata", request->name())) return *refused;
-    const auto& batching = batcher_.options();
-    fill_config(json::parse(render_model_config(options_.model_name, batching.max_batch_size,
-                                                batching.max_queue_delay)),
-                *out->mutable_config());
-    return Status::OK;
+  grpc::ServerUnaryReactor* ModelConfig(grpc::CallbackServerContext* context,
+                                        const inference::ModelConfigRequest* request,
+                                        inference::ModelConfigResponse* out) override {
+    return answer(context, "metadata", request->name(), [&] {
+      const auto& batching = batcher_.options();
+      fill_config(json::parse(render_model_config(options_.model_name, batching.max_batch_size,
+                                                  batching.max_queue_delay)),
+                  *out->mutable_config());
+    });
   }
 
-  Status ModelInfer(ServerContext* context, const inference::ModelInferRequest* request,
-                    inference::ModelInferResponse* out) override {
-    if (auto refused = refuse(context, "inference", request->model_name())) return *refused;
-    if (!ready_()) return Status(StatusCode::UNAVAILABLE, "the model is warming up");
+  grpc::ServerUnaryReactor* ModelInfer(grpc::CallbackServerContext* context,
+                                       const inference::ModelInferRequest* request,
+                                       inference::ModelInferResponse* out) override {
+    const auto finish = [context](const Status& status) {
+      auto* reactor = context->DefaultReactor();
+      reactor->Finish(status);
+      return reactor;
+    };
+    if (auto refused = refuse(context, "inference", request->model_name())) return finish(*refused);
+    if (!ready_()) return finish(Status(StatusCode::UNAVAILABLE, "the model is warming up"));
     std::string binary;
     json body = as_json(*request, binary);
     auto parsed = parse_kserve_request(body, binary, options_.max_items_per_request);
-    if (auto* e = std::get_if<ApiError>(&parsed)) return error_status(*e);
-    ParsedRequest& p = std::get<ParsedRequest>(parsed);
+    if (auto* e = std::get_if<ApiError>(&parsed)) return finish(error_status(*e));
+    auto p = std::make_shared<ParsedRequest>(std::move(std::get<ParsedRequest>(parsed)));
 
     auto inference = std::make_shared<runtime::InferenceRequest>();
     inference->kind = &runtime::match_kind();
-    inference->first = std::move(p.first);
-    inference->second = std::move(p.second);
+    inference->first = std::move(p->first);
+    inference->second = std::move(p->second);
     if (options_.timeout.count() > 0) inference->deadline = runtime::Clock::now() + options_.timeout;
-    std::promise<void> finished;
-    auto answered = finished.get_future();
-    inference->done = [&finished](runtime::InferenceRequest&) noexcept { finished.set_value(); };
-    if (!batcher_.submit(inference)) {
-      return Status(StatusCode::RESOURCE_EXHAUSTED, "the queue is full; try again shortly");
+    auto* call = new InferCall(options_.model_name, p, inference, out);
+    inference->done = [call](runtime::InferenceRequest& done) noexcept { call->answer(done); };
+    try {
+      if (!batcher_.submit(inference)) {
+        call->Finish(Status(StatusCode::RESOURCE_EXHAUSTED, "the queue is full; try again shortly"));
+      }
+    } catch (const std::exception& e) {  // a kind that refuses the request: not answered by the batcher
+      call->Finish(Status(StatusCode::INTERNAL, e.what()));
     }
-    // The client going away cancels its pairs, as a closed HTTP connection does.
-    while (answered.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
-      if (context->IsCancelled()) inference->cancelled = true;
-    }
-    switch (inference->outcome) {
-      case runtime::InferenceRequest::Outcome::Ok: break;
-      case runtime::InferenceRequest::Outcome::TimedOut: return Status(StatusCode::DEADLINE_EXCEEDED, inference->error);
-      case runtime::InferenceRequest::Outcome::Cancelled: return Status(StatusCode::CANCELLED, "cancelled");
-      default: return Status(StatusCode::INTERNAL, inference->error);
-    }
-    out->set_model_name(options_.model_name);
-    out->set_model_version("1");
-    out->set_id(p.id);
-    for (const KServeOutput& output : p.outputs) {
-      const KServeTensor tensor = kserve_tensor(output.name, *inference);
-      auto* t = out->add_outputs();
-      t->set_name(output.name);
-      t->set_datatype(tensor.datatype);
-      for (const auto d : tensor.shape) t->add_shape(d);
-      append_tensor(*out->add_raw_output_contents(), tensor);
-    }
-    return Status::OK;
+    return call;
   }
 
  private:
+  // A call answered at once: `fill` writes the response unless the call is refused.
+  template <typename Fill>
+  grpc::ServerUnaryReactor* answer(grpc::CallbackServerContext* context, std::string_view group,
+                                   std::string_view model, Fill fill) const {
+    auto* reactor = context->DefaultReactor();
+    if (auto refused = refuse(context, group, model)) {
+      reactor->Finish(*refused);
+    } else {
+      fill();
+      reactor->Finish(Status::OK);
+    }
+    return reactor;
+  }
+
   // An error status when the call may not go on: no key where one is needed (keys come
   // as "authorization: Bearer KEY" metadata, as HTTP's header), or another model's name
   // (an empty name means this server's one model).
-  std::optional<Status> refuse(ServerContext* context, std::string_view group, std::string_view model = {}) const {
+  std::optional<Status> refuse(grpc::CallbackServerContext* context, std::string_view group,
+                               std::string_view model) const {
     const auto& keys = options_.api_keys;
     if (keys && !options_.open_groups.contains(group)) {
       const auto& metadata = context->client_metadata();
