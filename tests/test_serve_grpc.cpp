@@ -10,6 +10,7 @@
 #include <regex>
 
 #include "kserve_v2.grpc.pb.h"
+#include "support/cli_run.h"
 #include "support/http_client.h"
 #include "support/serve_process.h"
 #include "support/temp_dir.h"
@@ -245,6 +246,24 @@ TEST(ServeGrpc, TheModelNameIsTheServers) {
   EXPECT_EQ(answer.model_name(), "addresses");
   EXPECT_EQ(server.stub->ModelInfer(context().get(), infer_request(false), &answer).error_code(),
             grpc::StatusCode::NOT_FOUND);
+}
+
+// loadtest --grpc: every call answered, and a wrong key counted as the status it gets.
+TEST(ServeGrpc, LoadtestDrivesItAndCountsRefusals) {
+  GrpcServe server({"--api-key", kKey});
+  const std::string common = "loadtest --grpc 127.0.0.1:" + std::to_string(server.port) +
+                             " --concurrency 2 --duration 300ms --warmup 0s --chart \"\" --input " +
+                             (source_dir() / "examples/sample_pairs.tsv").string();
+  const auto good = run_cli(common + " --api-key " + kKey);
+  ASSERT_EQ(good.exit_code, 0) << good.err;
+  // The level's row: clients, calls/s, four percentiles, errors.
+  std::smatch row;
+  ASSERT_TRUE(std::regex_search(good.out, row, std::regex("\\n2 +([0-9.]+) +[0-9. ]+ +(\\S+)\\n"))) << good.out;
+  EXPECT_GT(std::stod(row[1]), 0.0) << good.out;
+  EXPECT_EQ(row[2], "0") << good.out;
+  const auto refused = run_cli(common + " --api-key gak-wrong");
+  ASSERT_EQ(refused.exit_code, 0) << refused.err;
+  EXPECT_NE(refused.out.find("grpc_UNAUTHENTICATED="), std::string::npos) << refused.out;
 }
 
 }  // namespace
