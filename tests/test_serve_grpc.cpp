@@ -149,6 +149,8 @@ TEST(ServeGrpc, HealthMetadataConfigAndInferAnswerAsHttpDoes) {
     const json http = json::parse(http_request(server.process.port(), "GET", "/v2/models/geoalign/config").body);
     EXPECT_EQ(config.config().max_batch_size(), http["max_batch_size"].get<int>());
     EXPECT_EQ(config.config().input(0).data_type(), inference::TYPE_STRING);
+    EXPECT_TRUE(config.config().input(0).has_reshape());  // a scalar per pair: dims [1] read as []
+    EXPECT_EQ(config.config().input(0).reshape().shape_size(), 0);
     EXPECT_EQ(config.config().output(1).data_type(), inference::TYPE_FP32);
     EXPECT_EQ(config.config().dynamic_batching().max_queue_delay_microseconds(),
               http["dynamic_batching"]["max_queue_delay_microseconds"].get<std::uint64_t>());

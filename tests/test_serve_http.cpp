@@ -163,7 +163,7 @@ TEST(ServeHttp, TheModelNameGivenIsTheOneKServeClientsSee) {
 }
 
 TEST(ServeHttp, AModelNameThatIsNotAPathSegmentIsRefused) {
-  for (const std::string bad : std::vector<std::string>{"", "a/b", "a b", "名字", "a?b", std::string(129, 'a')}) {
+  for (const std::string& bad : std::vector<std::string>{"", "a/b", "a b", "名字", "a?b", std::string(129, 'a')}) {
     ServerOptions options;
     options.model_name = bad;
     EXPECT_THROW(RunningServer({}, options), Error) << bad;

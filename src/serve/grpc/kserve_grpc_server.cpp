@@ -91,18 +91,17 @@ void fill_config(const json& doc, inference::ModelConfig& out) {
     inference::DataType_Parse(t["data_type"].get<std::string>(), &type);
     return type;
   };
-  for (const auto& t : doc["input"]) {
-    auto* m = out.add_input();
+  const auto fill = [&](const json& t, auto* m) {
     m->set_name(t["name"].get<std::string>());
     m->set_data_type(type_of(t));
     for (const auto& d : t["dims"]) m->add_dims(d.get<std::int64_t>());
-  }
-  for (const auto& t : doc["output"]) {
-    auto* m = out.add_output();
-    m->set_name(t["name"].get<std::string>());
-    m->set_data_type(type_of(t));
-    for (const auto& d : t["dims"]) m->add_dims(d.get<std::int64_t>());
-  }
+    if (t.contains("reshape")) {
+      auto* reshape = m->mutable_reshape();
+      for (const auto& d : t["reshape"]["shape"]) reshape->add_shape(d.get<std::int64_t>());
+    }
+  };
+  for (const auto& t : doc["input"]) fill(t, out.add_input());
+  for (const auto& t : doc["output"]) fill(t, out.add_output());
   out.mutable_dynamic_batching()->set_max_queue_delay_microseconds(
       doc["dynamic_batching"]["max_queue_delay_microseconds"].get<std::uint64_t>());
 }
