@@ -6,6 +6,7 @@
 
 #include "kserve_v2.grpc.pb.h"
 #include "runtime/batcher.h"
+#include "runtime/worker_pool.h"
 #include "serve/api.h"
 #include "serve/kserve_model.h"
 #include "serve/routes.h"
@@ -114,8 +115,10 @@ class InferCall final : public grpc::ServerUnaryReactor {
             std::shared_ptr<runtime::InferenceRequest> request, inference::ModelInferResponse* out)
       : model_name_(std::move(model_name)), parsed_(std::move(parsed)), request_(std::move(request)), out_(out) {}
 
-  // The batcher's `done`: the answer, or the status that says why there is none.
-  void answer(runtime::InferenceRequest& done) noexcept {
+  // Once the batcher is done with the request: the answer, or the status that says why
+  // there is none.
+  void answer() noexcept {
+    const runtime::InferenceRequest& done = *request_;
     try {
       switch (done.outcome) {
         case runtime::InferenceRequest::Outcome::Ok: break;
@@ -154,8 +157,8 @@ class InferCall final : public grpc::ServerUnaryReactor {
 class Service final : public inference::GRPCInferenceService::CallbackService {
  public:
   Service(const runtime::PairScorer& scorer, runtime::Batcher& batcher, const ServerOptions& options,
-          std::function<bool()> ready)
-      : scorer_(scorer), batcher_(batcher), options_(options), ready_(std::move(ready)) {}
+          std::function<bool()> ready, runtime::WorkerPool& answers)
+      : scorer_(scorer), batcher_(batcher), options_(options), ready_(std::move(ready)), answers_(answers) {}
 
   grpc::ServerUnaryReactor* ServerLive(grpc::CallbackServerContext* context, const inference::ServerLiveRequest*,
                                        inference::ServerLiveResponse* out) override {
@@ -227,7 +230,15 @@ class Service final : public inference::GRPCInferenceService::CallbackService {
     inference->second = std::move(p->second);
     if (options_.timeout.count() > 0) inference->deadline = runtime::Clock::now() + options_.timeout;
     auto* call = new InferCall(options_.model_name, p, inference, out);
-    inference->done = [call](runtime::InferenceRequest& done) noexcept { call->answer(done); };
+    // `done` runs on the model's thread: the answer is built and sent on another, as the
+    // HTTP server hands its answers to its I/O thread, so the next batch does not wait.
+    inference->done = [call, answers = &answers_](runtime::InferenceRequest&) noexcept {
+      try {
+        answers->post([call] { call->answer(); });
+      } catch (...) {  // out of memory for the task: answer here
+        call->answer();
+      }
+    };
     try {
       if (!batcher_.submit(inference)) {
         call->Finish(Status(StatusCode::RESOURCE_EXHAUSTED, "the queue is full; try again shortly"));
@@ -277,6 +288,7 @@ class Service final : public inference::GRPCInferenceService::CallbackService {
   runtime::Batcher& batcher_;
   const ServerOptions& options_;
   std::function<bool()> ready_;
+  runtime::WorkerPool& answers_;
 };
 
 }  // namespace
@@ -284,8 +296,10 @@ class Service final : public inference::GRPCInferenceService::CallbackService {
 struct GrpcServer::Impl {
   Impl(const runtime::PairScorer& scorer, runtime::Batcher& batcher, ServerOptions given,
        std::function<bool()> ready)
-      : options(std::move(given)), service(scorer, batcher, options, std::move(ready)) {}
+      : options(std::move(given)), service(scorer, batcher, options, std::move(ready), answers) {}
   ServerOptions options;
+  // Outlives the server, whose calls post their answers here until it is stopped.
+  runtime::WorkerPool answers{1};
   Service service;
   std::unique_ptr<grpc::Server> server;
   int port = 0;
