@@ -1,6 +1,5 @@
 #include "cli/pair_scoring.h"
 
-#include <filesystem>
 #include <memory>
 
 #include "cli/model_options.h"

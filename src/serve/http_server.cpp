@@ -516,10 +516,11 @@ class Session : public std::enable_shared_from_this<Session> {
   // Whether the request may use `route`: always without API keys; with them, when the
   // route's group is open or the request carries one of the keys.
   bool authorized(const Route& route) const {
-    const auto& keys = server_.options.api_keys;
-    if (!keys || server_.options.open_groups.contains(route_access_group(route.id))) return true;
     const auto field = request_.find(http::field::authorization);
-    return field != request_.end() && keys->admits(std::string_view(field->value().data(), field->value().size()));
+    return server_.options.admits(route_access_group(route.id),
+                                 field == request_.end() ? std::nullopt
+                                                         : std::optional<std::string_view>(std::string_view(
+                                                               field->value().data(), field->value().size())));
   }
 
   void preflight(const Route& route) {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -51,6 +52,13 @@ struct ServerOptions {
   CorsPolicy cors;
   // The KServe model's name (serve/routes.h: kDefaultModelName, is_valid_model_name).
   std::string model_name{kDefaultModelName};
+
+  // Whether a request to a route of access `group` (route_access_group) may go on, given
+  // its Authorization header (HTTP) or authorization metadata (gRPC), if it sent one.
+  bool admits(std::string_view group, std::optional<std::string_view> authorization) const {
+    if (!api_keys || open_groups.contains(group)) return true;
+    return authorization && api_keys->admits(*authorization);
+  }
 };
 
 // The HTTP front end: Boost.Beast on one asynchronous I/O thread, so thousands of

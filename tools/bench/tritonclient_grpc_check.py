@@ -18,34 +18,17 @@ pairs; then the same with an API key (refused without it). Prints one line per c
 exits 1 on a mismatch.
 """
 import argparse
-import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SAMPLE = [("北京市朝阳区建国路88号", "北京朝阳建外88号"), ("杭州市文三路478号", "文三路478号华星大厦"),
-          ("紫萱路363号人力社保局", "紫萱路363号市人社局"), ("深圳市南山区科技园", "上海市浦东新区世纪大道100号")]
+from triton_check_common import ROOT, Checks, free_port, post, read_pairs
+
 KEY = "gak-tritonclient-grpc-check"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def post(port, path, body, key):
-    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", json.dumps(body).encode(),
-                                 {"Content-Type": "application/json", "Authorization": f"Bearer {key}"})
-    with urllib.request.urlopen(req) as r:
-        return json.load(r)
 
 
 def client_package(client_src, protos, into):
@@ -86,20 +69,12 @@ def main():
     import numpy as np
     import tritonclient.grpc as grpcclient
 
-    pairs = SAMPLE
-    if args.pairs:
-        with open(args.pairs, encoding="utf-8") as f:
-            pairs = [tuple(line.rstrip("\n").split("\t")[:2]) for line in f if line.strip()][:args.limit]
+    pairs = read_pairs(args.pairs, args.limit)
     port, grpc_port = free_port(), free_port()
     server = subprocess.Popen([args.geoalign, "serve", "--model", args.model, "--port", str(port), "--grpc-port",
                                str(grpc_port), "--api-key", KEY, "--max-pairs-per-request", str(max(len(pairs), 1))],
                               stderr=subprocess.PIPE, text=True)
-    failures = 0
-
-    def check(name, ok, detail=""):
-        nonlocal failures
-        failures += not ok
-        print(f"{'ok  ' if ok else 'FAIL'} {name}{': ' + detail if detail else ''}")
+    check = Checks()
 
     headers = {"authorization": f"Bearer {KEY}"}
     try:
@@ -150,8 +125,8 @@ def main():
         server.terminate()
         server.wait(30)
         shutil.rmtree(workdir, ignore_errors=True)
-    print(f"{len(pairs)} pairs, {failures} failed checks")
-    return 1 if failures else 0
+    print(f"{len(pairs)} pairs, {check.failures} failed checks")
+    return 1 if check.failures else 0
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include "kserve_v2.grpc.pb.h"
@@ -269,13 +271,12 @@ class Service final : public inference::GRPCInferenceService::CallbackService {
   // (an empty name means this server's one model).
   std::optional<Status> refuse(grpc::CallbackServerContext* context, std::string_view group,
                                std::string_view model) const {
-    const auto& keys = options_.api_keys;
-    if (keys && !options_.open_groups.contains(group)) {
-      const auto& metadata = context->client_metadata();
-      const auto it = metadata.find("authorization");
-      if (it == metadata.end() || !keys->admits(std::string_view(it->second.data(), it->second.size()))) {
-        return Status(StatusCode::UNAUTHENTICATED, "this server needs an API key: authorization: Bearer KEY");
-      }
+    const auto& metadata = context->client_metadata();
+    const auto it = metadata.find("authorization");
+    if (!options_.admits(group, it == metadata.end() ? std::nullopt
+                                                     : std::optional<std::string_view>(std::string_view(
+                                                           it->second.data(), it->second.size())))) {
+      return Status(StatusCode::UNAUTHENTICATED, "this server needs an API key: authorization: Bearer KEY");
     }
     if (!model.empty() && model != options_.model_name) {
       return Status(StatusCode::NOT_FOUND, "no model \"" + std::string(model) + "\" here; this server's is \"" +
