@@ -27,6 +27,9 @@ namespace geoalign {
 
 // More candidates per address than this buy no recall and cost memory in proportion.
 inline constexpr std::size_t kMaxDedupNeighbours = 1000;
+// Up to this many addresses blocking finds vector neighbours exactly; above, through an
+// HNSW graph (one process) or coarse partitions (geoalign.dask with a task bound).
+inline constexpr std::size_t kDedupExactNeighboursUpTo = 50000;
 
 struct DedupModelOptions {
   Precision precision = Precision::Auto;
@@ -84,6 +87,20 @@ struct ScoredPair {
   float p_not_match = 0, p_partial_match = 0, p_exact_match = 0;
 };
 
+// How many addresses of a whole file hold each character gram (grams sorted): what a
+// lexical search over one shard of the file needs to score as a search of the whole.
+struct GramCounts {
+  std::size_t records = 0;
+  std::vector<std::uint64_t> grams;
+  std::vector<std::uint32_t> df;
+};
+
+// Search hits: query and hit positions in the lists searched, best first per query.
+struct NeighbourHits {
+  std::vector<std::uint32_t> query, hit;
+  std::vector<float> score;
+};
+
 // Per address: its cluster (the cluster's smallest address number), the address it links
 // to most strongly (-1: none) and that link.
 struct AddressClusters {
@@ -131,6 +148,20 @@ class Deduplicator {
   // pairs of conflicting regions; sorted, without repeats.
   static std::vector<CandidatePair> block(std::span<const std::string> texts, const LocatedAddresses& located,
                                           std::size_t neighbours);
+  // block() split over tasks: merged per address over every shard of the file (best
+  // score first, then the lower address), the hits below are the whole file's, and
+  // block() keeps the first neighbours + 1 lexical and neighbours vector hits of each
+  // address, less the address itself and pairs whose regions conflict.
+  static GramCounts gram_counts(std::span<const std::string> texts);
+  // The queries' k best lexical hits in `shard`, scored with the whole file's `counts`.
+  static NeighbourHits lexical_hits(std::span<const std::string> shard, std::span<const std::string> queries,
+                                    const GramCounts& counts, std::size_t k);
+  // The queries' k nearest vectors in `shard` (dim floats each); same_rows: the queries
+  // are the shard, and an address is not its own neighbour.
+  static NeighbourHits vector_hits(std::span<const float> shard, std::span<const float> queries, std::size_t dim,
+                                   std::size_t k, bool same_rows);
+  // Whether each pair (a[i], b[i]) states different provinces or cities.
+  static std::vector<std::uint8_t> region_conflicts(std::span<const StatedRegion> a, std::span<const StatedRegion> b);
   std::vector<ScoredPair> score(std::span<const std::string> texts, std::span<const CandidatePair> pairs) const;
   // Average linkage over the scored candidates (threshold and merge from `options`).
   AddressClusters cluster(std::span<const std::string> texts, std::span<const ScoredPair> scored,
@@ -139,6 +170,9 @@ class Deduplicator {
 
   // The threshold cluster() uses for `options`.
   float threshold(const DedupOptions& options = {}) const;
+  // The link cluster() reads from a scored pair under a merge rule ("exact", "partial"):
+  // the pairs at or above threshold() are the only ones a merge can start from.
+  static float link(const ScoredPair& pair, std::string_view merge);
   const std::vector<std::string>& labels() const;
 
  private:

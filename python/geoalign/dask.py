@@ -28,6 +28,7 @@ import dask
 import dask.dataframe as dd
 
 from . import _geoalign
+from . import _sharded_dedup as sharded
 from ._inputs import bad_text, id_text, row_name
 from ._models import model_dir
 
@@ -35,6 +36,11 @@ __all__ = ["score", "dedup"]
 
 SCORE_COLUMNS = ["label", "score", "p_not_match", "p_partial_match", "p_exact_match"]
 DEDUP_COLUMNS = ["cluster_id", "cluster_size", "best_match_id", "best_match_score"]
+# Memory one address costs a dedup task at most (its text, vector, parse, candidate list
+# and links, with numpy's and the engine's working copies), measured on the synthetic
+# files (docs/python.md): the default max_task_addresses is a worker's memory over this.
+MEMORY_PER_ADDRESS = 20_000
+MIN_TASK_ADDRESSES = 100
 
 # --- one model per worker process ------------------------------------------------------
 
@@ -49,7 +55,6 @@ class Layout:
 
     slots: int  # tasks that run at once over all workers (their threads)
     threads: int  # C++ threads per task: a host's cores over the task slots on it
-    host_threads: int  # C++ threads for a task that runs alone (blocking, clustering): a host's cores
 
 
 def _worker_cores() -> int:
@@ -67,7 +72,7 @@ def layout() -> Layout:
 
         client = get_client()
     except (ImportError, ValueError):
-        return Layout(slots=_geoalign.available_cores(), threads=0, host_threads=0)
+        return Layout(slots=_geoalign.available_cores(), threads=0)
     workers = client.scheduler_info()["workers"]
     cores = client.run(_worker_cores)
     slots: dict[str, int] = {}
@@ -77,8 +82,7 @@ def layout() -> Layout:
         host_cores[info["host"]] = cores.get(address, 1)
     if not slots:
         raise ValueError("the Dask client has no workers")
-    return Layout(slots=sum(slots.values()), threads=max(1, min(host_cores[h] // max(slots[h], 1) for h in slots)),
-                  host_threads=min(host_cores.values()))
+    return Layout(slots=sum(slots.values()), threads=max(1, min(host_cores[h] // max(slots[h], 1) for h in slots)))
 
 
 def _cached(key: Hashable, make: Callable[[], Any], threads: int) -> Any:
@@ -107,7 +111,6 @@ class _Engine:
     precision: str
     head: str
     threads: int  # per task
-    host_threads: int  # for the tasks that run alone
     aliases: Optional[str] = None  # the user's names for places
 
 
@@ -224,98 +227,36 @@ def _normalize_partition(part: pd.DataFrame, column: str, id_column: Optional[st
     return texts, errors, ids
 
 
-def _distinct(parts: list[tuple[list, list, list]], on_error: str, ids_from_index: bool) -> dict:
-    """Good rows numbered 0.. in order; their distinct texts in first-row order (numbered as
-    the engine's dedup numbers them); ids.
+def _default_cap() -> int:
+    """Addresses one dedup task may hold by default: what the smallest worker's memory
+    limit holds at MEMORY_PER_ADDRESS each (without a distributed client, this machine's
+    memory)."""
+    try:
+        from distributed import get_client
 
-    A row reusing an earlier row's id is bad too: it fails the job, or is skipped and
-    listed in "skipped" as (partition, position) -> reason. Index labels that repeat fail
-    the job either way: they are the frame's flaw, not a row's, and skipping would leave
-    rows out of dedup that nothing is wrong with.
-    """
-    good_texts: list[str] = []
-    ids: list[str] = []
-    where_of_id: dict[str, str] = {}
-    skipped: dict[tuple[int, int], str] = {}
-    good_per_part: list[int] = []
-    for p, (texts, _errors, part_ids) in enumerate(parts):
-        before = len(good_texts)
-        for j, t in enumerate(texts):
-            if t is None:
-                continue
-            row_id = part_ids[j]
-            if row_id in where_of_id and ids_from_index:
-                raise ValueError(
-                    f"partition {p}, row {j}: index label {row_id!r} repeats {where_of_id[row_id]}'s; without "
-                    "id_column rows are named by their index labels, which must be unique (dd.read_csv numbers "
-                    "every partition from 0): pass id_column")
-            if row_id in where_of_id:
-                why = f'id "{row_id}" already used by {where_of_id[row_id]}'
-                if on_error == "fail":
-                    raise ValueError(f"partition {p}, row {j}: {why}")
-                skipped[(p, j)] = why
-                continue
-            where_of_id[row_id] = f"partition {p}, row {j}"
-            ids.append(row_id)
-            good_texts.append(t)
-        good_per_part.append(len(good_texts) - before)
-    if not good_texts:
-        raise ValueError("no addresses to deduplicate")
-    texts, address_of_row = _geoalign.dedup_number(good_texts)
-    return {"texts": texts, "address_of_row": address_of_row,
-            "ids": ids, "skipped": skipped, "good_per_part": good_per_part}
+        limits = [int(w.get("memory_limit") or 0) for w in get_client().scheduler_info()["workers"].values()]
+        memory = min(limits) if limits and min(limits) > 0 else _machine_memory()
+    except (ImportError, ValueError):
+        memory = _machine_memory()
+    return max(MIN_TASK_ADDRESSES, int(memory // MEMORY_PER_ADDRESS))
 
 
-def _embed_chunk(distinct: dict, first: int, last: int, engine: _Engine):
-    return _dedup_model(engine).embed_and_locate(distinct["texts"][first:last])
+def _machine_memory() -> int:
+    import os
+
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
-def _regions(*chunks) -> np.ndarray:
-    return np.concatenate([c[1] for c in chunks])
-
-
-def _block(distinct: dict, engine: _Engine, neighbours: int, regions: np.ndarray, *chunks) -> np.ndarray:
-    _geoalign.set_threads(engine.host_threads)  # the one task running: the host's cores are its own
-    vectors = np.concatenate([c[0] for c in chunks])
-    return _geoalign.dedup_block(distinct["texts"], regions, vectors, neighbours)
-
-
-def _score_chunk(distinct: dict, pairs: np.ndarray, engine: _Engine):
-    return _dedup_model(engine).score_pairs(distinct["texts"], pairs)
-
-
-def _cluster(distinct: dict, pairs: np.ndarray, regions: np.ndarray, engine: _Engine, merge: str,
-             threshold: Optional[float], *scored) -> dict:
-    labels = np.concatenate([s[0] for s in scored]) if scored else np.zeros(0, np.uint32)
-    probabilities = np.concatenate([s[1] for s in scored]) if scored else np.zeros((0, 3), np.float32)
-    model = _dedup_model(engine)
-    _geoalign.set_threads(engine.host_threads)  # the one task running
-    cluster, best_match, best_link, _ = model.cluster(
-        distinct["texts"], pairs, labels, probabilities, merge, threshold, regions)
-    table = _geoalign.dedup_table(distinct["address_of_row"], cluster, best_match, best_link)
-    ids = np.asarray(distinct["ids"], dtype=object)
-    best_row = table["best_match_row"]
-    return {
-        "cluster_id": ids[table["cluster_row"]],
-        "cluster_size": table["cluster_size"].astype(np.int64),
-        "best_match_id": np.where(best_row >= 0, ids[np.maximum(best_row, 0)], None),
-        "best_match_score": np.where(best_row >= 0, table["best_match_score"], np.float32(np.nan)).astype(np.float32),
-    }
-
-
-def _rows_out(part: pd.DataFrame, p: int, normalized: tuple[list, list, Optional[list]], first_good: int,
-              skipped: dict, table: dict, on_error: str) -> pd.DataFrame:
+def _rows_out(part: pd.DataFrame, normalized: tuple[list, list, Optional[list]], repeats: dict, columns: dict,
+              on_error: str) -> pd.DataFrame:
     texts, errors, _ = normalized
     errors = list(errors)
-    for (q, j), why in skipped.items():
-        if q == p:
-            errors[j] = why
-    good = np.asarray([t is not None and errors[j] is None for j, t in enumerate(texts)], dtype=bool)
-    rows = np.arange(first_good, first_good + int(good.sum()))
+    for j, why in zip(repeats.get("pos", []), repeats.get("why", [])):
+        errors[int(j)] = why
     out = part.copy()
     for c in DEDUP_COLUMNS:
         values = np.full(len(part), None, dtype=object)
-        values[good] = table[c][rows]
+        values[columns["pos"]] = columns[c]
         out[c] = values
     out["cluster_size"] = out["cluster_size"].astype("Int64")
     out["best_match_score"] = out["best_match_score"].astype("float32")
@@ -324,11 +265,34 @@ def _rows_out(part: pd.DataFrame, p: int, normalized: tuple[list, list, Optional
     return out
 
 
+def _dedup_tasks(ddf: dd.DataFrame, column: str, id_column: Optional[str], model: str, threshold: Optional[float],
+                 merge: str, neighbours: int, precision: str, head: str, on_error: str,
+                 addresses_per_task: Optional[int], pairs_per_task: Optional[int], threads: Optional[int],
+                 aliases: Optional[str], cap: int) -> tuple[dd.DataFrame, list, sharded.Tasks]:
+    """dedup's work up to the columns it adds: (the frame as partitioned for it, each
+    partition normalized, the tasks)."""
+    cores = layout()
+    engine = _Engine(model, precision, head, cores.threads if threads is None else threads,
+                     None if aliases is None else str(aliases))
+    # No task may read more rows than the cap: larger partitions are cut evenly first.
+    lengths = ddf.map_partitions(len).compute()
+    if len(lengths) and max(lengths) > cap:
+        ddf = ddf.repartition(npartitions=ddf.npartitions * -(-int(max(lengths)) // cap))
+    normalize = dask.delayed(_normalize_partition, pure=True)
+    normalized = list(dask.persist(*[normalize(p, column, id_column, engine, on_error) for p in ddf.to_delayed()]))
+    tasks = sharded.dedup_tasks(
+        normalized, engine, _dedup_model, cap=cap, range_size=addresses_per_task, slots=cores.slots,
+        pairs_at_once=pairs_per_task, neighbours=neighbours, merge=merge, threshold=threshold, on_error=on_error,
+        ids_from_index=id_column is None)
+    return ddf, normalized, tasks
+
+
 def dedup(ddf: dd.DataFrame, column: str = "address", *, id_column: Optional[str] = None,
           model: Optional[str] = None, threshold: Optional[float] = None, merge: str = "exact", neighbours: int = 20,
           precision: str = "auto", head: str = "rerank", on_error: str = "fail",
           addresses_per_task: Optional[int] = None, pairs_per_task: Optional[int] = None,
-          threads: Optional[int] = None, aliases: Optional[str] = None) -> dd.DataFrame:
+          threads: Optional[int] = None, aliases: Optional[str] = None,
+          max_task_addresses: Optional[int] = None) -> dd.DataFrame:
     """Deduplicates the addresses in one column of a Dask DataFrame into entities.
 
     Returns the frame with ``cluster_id``, ``cluster_size``, ``best_match_id`` and
@@ -359,32 +323,13 @@ def dedup(ddf: dd.DataFrame, column: str = "address", *, id_column: Optional[str
     for c in (column, id_column):
         if c is not None and c not in ddf.columns:
             raise ValueError(f"no column {c!r} in the frame (columns: {list(ddf.columns)})")
-    model = model_dir(model)
-    cores = layout()
-    engine = _Engine(model, precision, head, cores.threads if threads is None else threads,
-                     cores.host_threads if threads is None else threads, None if aliases is None else str(aliases))
-
+    if max_task_addresses is not None and max_task_addresses < MIN_TASK_ADDRESSES:
+        raise ValueError(f"max_task_addresses must be at least {MIN_TASK_ADDRESSES}, not {max_task_addresses}")
+    ddf, normalized, tasks = _dedup_tasks(ddf, column, id_column, model_dir(model), threshold, merge, neighbours,
+                                          precision, head, on_error, addresses_per_task, pairs_per_task, threads,
+                                          aliases, max_task_addresses or _default_cap())
     parts = ddf.to_delayed()
-    normalize = dask.delayed(_normalize_partition, pure=True)
-    normalized = [normalize(p, column, id_column, engine, on_error) for p in parts]
-    distinct = dask.delayed(_distinct, pure=True)(normalized, on_error, id_column is None)
-    normalized, distinct = dask.persist(normalized, distinct)
-    n, good_per_part, skipped = dask.compute(*(dask.delayed(f)(distinct) for f in (
-        lambda d: len(d["texts"]), lambda d: d["good_per_part"], lambda d: d["skipped"])))
-
-    # Four chunks per task slot at least, so that every worker has work and none waits
-    # long on the slowest; no more than a bounded chunk each, so that memory stays flat.
-    addresses_per_task = addresses_per_task or min(20_000, max(256, -(-n // (4 * cores.slots))))
-    chunks = [dask.delayed(_embed_chunk, pure=True)(distinct, i, min(i + addresses_per_task, n), engine)
-              for i in range(0, n, addresses_per_task)]
-    regions = dask.delayed(_regions, pure=True)(*chunks).persist()
-    pairs = dask.delayed(_block, pure=True)(distinct, engine, neighbours, regions, *chunks).persist()
-    m = dask.delayed(len)(pairs).compute()
-    pairs_per_task = pairs_per_task or min(500_000, max(4096, -(-m // (4 * cores.slots))))
-    # Slicing runs where the pairs are, so a scoring task receives its own slice only.
-    scored = [dask.delayed(_score_chunk, pure=True)(distinct, pairs[i:min(i + pairs_per_task, m)], engine)
-              for i in range(0, m, pairs_per_task)]
-    table = dask.delayed(_cluster, pure=True)(distinct, pairs, regions, engine, merge, threshold, *scored).persist()
+    repeats, columns = tasks.repeats, dask.persist(*tasks.columns)
 
     meta = ddf._meta.copy()
     for c in DEDUP_COLUMNS:
@@ -393,7 +338,6 @@ def dedup(ddf: dd.DataFrame, column: str = "address", *, id_column: Optional[str
     meta["best_match_score"] = pd.Series(dtype="float32")
     if on_error == "skip":
         meta["error"] = pd.Series(dtype=object)
-    firsts = np.concatenate([[0], np.cumsum(good_per_part)[:-1]]).astype(int)
-    outputs = [dask.delayed(_rows_out, pure=True)(part, p, nz, int(f), skipped, table, on_error)
-               for p, (part, nz, f) in enumerate(zip(parts, normalized, firsts))]
+    outputs = [dask.delayed(_rows_out, pure=True)(part, nz, rep, col, on_error)
+               for part, nz, rep, col in zip(parts, normalized, repeats, columns)]
     return dd.from_delayed(outputs, meta=meta, divisions=ddf.divisions)

@@ -23,6 +23,7 @@ py::dict table_columns(const DedupTable& table) {
 
 void bind_dedup(py::module_& m) {
   m.attr("MAX_NEIGHBOURS") = kMaxDedupNeighbours;
+  m.attr("EXACT_NEIGHBOURS_UP_TO") = kDedupExactNeighboursUpTo;
   m.def(
       "dedup",
       [](py::handle addresses, const std::string& model_dir, const std::string& precision, const std::string& head,

@@ -163,9 +163,81 @@ class DedupModel {
                           column<float>(c.best_link), c.scored_on_demand);
   }
 
+  float threshold(const std::string& merge, std::optional<float> threshold) const {
+    return dedup_.threshold(DedupOptions{threshold, merge});
+  }
+
  private:
   Deduplicator dedup_;
 };
+
+// --- blocking split over tasks (geoalign.dask's sharded dedup) ---
+
+py::tuple hits_columns(const NeighbourHits& h) {
+  return py::make_tuple(column<std::uint32_t>(h.query), column<std::uint32_t>(h.hit), column<float>(h.score));
+}
+
+std::vector<float> rows_of(const Vectors& v, const char* what, std::size_t& dim) {
+  if (v.ndim() != 2) throw py::value_error(std::string(what) + " must be [n, dim]");
+  dim = static_cast<std::size_t>(v.shape(1));
+  return std::vector<float>(v.data(), v.data() + v.size());
+}
+
+// (addresses counted, grams sorted, how many addresses hold each).
+py::tuple gram_counts(const std::vector<std::string>& texts) {
+  GramCounts c;
+  {
+    py::gil_scoped_release release;
+    c = Deduplicator::gram_counts(texts);
+  }
+  return py::make_tuple(c.records, column<std::uint64_t>(c.grams), column<std::uint32_t>(c.df));
+}
+
+py::tuple lexical_hits(const std::vector<std::string>& shard, const std::vector<std::string>& queries, std::size_t records,
+                       const py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>& grams,
+                       const py::array_t<std::uint32_t, py::array::c_style | py::array::forcecast>& df, std::size_t k) {
+  GramCounts c{records, std::vector<std::uint64_t>(grams.data(), grams.data() + grams.size()),
+               std::vector<std::uint32_t>(df.data(), df.data() + df.size())};
+  NeighbourHits h;
+  {
+    py::gil_scoped_release release;
+    h = Deduplicator::lexical_hits(shard, queries, c, k);
+  }
+  return hits_columns(h);
+}
+
+py::tuple vector_hits(const Vectors& shard, const Vectors& queries, std::size_t k, bool same_rows) {
+  std::size_t dim = 0, query_dim = 0;
+  const std::vector<float> s = rows_of(shard, "shard", dim), q = rows_of(queries, "queries", query_dim);
+  if (dim != query_dim) throw py::value_error("shard and queries differ in dimension");
+  NeighbourHits h;
+  {
+    py::gil_scoped_release release;
+    h = Deduplicator::vector_hits(s, q, dim, k, same_rows);
+  }
+  return hits_columns(h);
+}
+
+py::array_t<bool> region_conflicts(const Regions& a, const Regions& b) {
+  const std::size_t n = a.ndim() == 2 ? static_cast<std::size_t>(a.shape(0)) : 0;
+  const std::vector<std::uint8_t> c = Deduplicator::region_conflicts(to_regions(a, n), to_regions(b, n));
+  py::array_t<bool> out(static_cast<py::ssize_t>(c.size()));
+  std::copy(c.begin(), c.end(), out.mutable_data());
+  return out;
+}
+
+// Each scored pair's link under a merge rule (probabilities [n, 3]: not, partial, exact).
+py::array_t<float> links(const py::array_t<float, py::array::c_style | py::array::forcecast>& probabilities,
+                         const std::string& merge) {
+  if (probabilities.ndim() != 2 || probabilities.shape(1) != 3) throw py::value_error("probabilities must be [n, 3]");
+  auto pr = probabilities.unchecked<2>();
+  py::array_t<float> out(probabilities.shape(0));
+  auto o = out.mutable_unchecked<1>();
+  for (py::ssize_t i = 0; i < probabilities.shape(0); ++i) {
+    o(i) = Deduplicator::link({0, 0, 0, pr(i, 0), pr(i, 1), pr(i, 2)}, merge);
+  }
+  return out;
+}
 
 // Normalized texts numbered: (distinct texts in first-row order, address of each row).
 py::tuple number_addresses(std::vector<std::string> normalized) {
@@ -212,8 +284,17 @@ void bind_dedup_stages(py::module_& m) {
       .def("embed_and_locate", &DedupModel::embed_and_locate, py::arg("texts"))
       .def("score_pairs", &DedupModel::score_pairs, py::arg("texts"), py::arg("pairs"))
       .def("cluster", &DedupModel::cluster, py::arg("texts"), py::arg("pairs"), py::arg("labels"), py::arg("probabilities"),
-           py::arg("merge"), py::arg("threshold"), py::arg("regions"));
+           py::arg("merge"), py::arg("threshold"), py::arg("regions"))
+      .def("threshold", [](const DedupModel& m, const std::string& merge, std::optional<float> threshold) {
+        return m.threshold(merge, threshold);
+      }, py::arg("merge"), py::arg("threshold") = py::none());
   m.def("dedup_number", &number_addresses, py::arg("normalized"));
+  m.def("dedup_links", &links, py::arg("probabilities"), py::arg("merge"));
+  m.def("dedup_gram_counts", &gram_counts, py::arg("texts"));
+  m.def("dedup_lexical_hits", &lexical_hits, py::arg("shard"), py::arg("queries"), py::arg("records"), py::arg("grams"),
+        py::arg("df"), py::arg("k"));
+  m.def("dedup_vector_hits", &vector_hits, py::arg("shard"), py::arg("queries"), py::arg("k"), py::arg("same_rows"));
+  m.def("dedup_region_conflicts", &region_conflicts, py::arg("a"), py::arg("b"));
   m.def("dedup_block", &block, py::arg("texts"), py::arg("regions"), py::arg("vectors"), py::arg("neighbours"));
   m.def("dedup_table", &table, py::arg("address_of_row"), py::arg("cluster"), py::arg("best_match"), py::arg("best_link"));
 }

@@ -11,6 +11,7 @@
 namespace geoalign {
 
 static_assert(kMaxDedupNeighbours == dedup::kMaxNeighbours);
+static_assert(kDedupExactNeighboursUpTo == dedup::kExactNeighboursUpTo);
 
 // The public types mirror the engine's dedup types field for field; these convert between
 // them at the API's edge.
@@ -165,6 +166,11 @@ DedupTable Deduplicator::table(std::span<const std::uint32_t> address_of_row, co
 float Deduplicator::threshold(const DedupOptions& options) const {
   const dedup::DedupOptions o = engine_options(options);
   return o.threshold.value_or(dedup::default_threshold(*impl_->model, o.rule));
+}
+
+float Deduplicator::link(const ScoredPair& s, std::string_view merge) {
+  return dedup::link_of({s.a, s.b, s.label_id, s.p_not_match, s.p_partial_match, s.p_exact_match},
+                        dedup::parse_merge_rule(merge));
 }
 
 const std::vector<std::string>& Deduplicator::labels() const { return impl_->model->labels(); }

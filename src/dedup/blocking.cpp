@@ -11,10 +11,6 @@ namespace geoalign::dedup {
 
 namespace {
 
-// Postings one address's lexical lookup may scan: blocking runs one lookup per address, so
-// its cost must not grow with the file (the rarest grams, which decide, come first).
-constexpr std::size_t kBlockingPostings = 20000;
-
 // Each address's vector neighbours: exact while that is cheap, else through an HNSW graph.
 std::vector<std::vector<index::Hit>> vector_neighbours(std::span<const float> vectors, std::size_t n, std::size_t k,
                                                        const index::BuildProgress& progress) {

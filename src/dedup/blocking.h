@@ -15,6 +15,10 @@ namespace geoalign::dedup {
 // cheaper than an HNSW graph at this size, and the same on every run and in every process.
 constexpr std::size_t kExactNeighboursUpTo = 50000;
 
+// Postings one address's lexical lookup may scan: blocking runs one lookup per address, so
+// its cost must not grow with the file (the rarest grams, which decide, come first).
+constexpr std::size_t kBlockingPostings = 20000;
+
 // More candidates per address than this buy no recall a head could use and cost memory
 // in proportion: 1,000 is already 2,000 pairs an address.
 constexpr std::size_t kMaxNeighbours = 1000;

@@ -103,7 +103,16 @@ void AverageLinkage::merge(std::uint32_t ca, std::uint32_t cb) {
   auto [keep, gone] = neighbours_[ca].size() >= neighbours_[cb].size() ? std::pair{ca, cb} : std::pair{cb, ca};
   parent_[gone] = keep;
   region_[keep] = combined(region_[keep], region_[gone]);
-  if (members_[keep].size() < members_[gone].size()) members_[keep].swap(members_[gone]);
+  // The larger cluster's members come first, and of two the same size those of the one
+  // holding the smaller item: an order fixed by the two clusters alone, so that a
+  // component clustered on its own (geoalign.dask's sharded dedup) picks the same cross
+  // pairs to score as the whole file does. Which root survives depends on links outside.
+  const auto& k = members_[keep];
+  const auto& g = members_[gone];
+  if (k.size() < g.size() || (k.size() == g.size() && *std::min_element(g.begin(), g.end()) <
+                                                          *std::min_element(k.begin(), k.end()))) {
+    members_[keep].swap(members_[gone]);
+  }
   members_[keep].insert(members_[keep].end(), members_[gone].begin(), members_[gone].end());
   std::vector<std::uint32_t>().swap(members_[gone]);
   std::vector<std::uint32_t> gone_neighbours;

@@ -18,4 +18,11 @@ namespace geoalign::index {
 std::vector<std::vector<Hit>> exact_neighbours(std::span<const float> rows, std::size_t dim, std::size_t k,
                                                const std::function<void(std::size_t)>& on_done = {});
 
+// Each query row's k nearest base rows, the same way (a dedup split over tasks searches
+// one slice of the rows against another and merges: the scores are those of the whole).
+// same_rows: the queries are the base rows, and a row is not its own neighbour.
+std::vector<std::vector<Hit>> exact_neighbours(std::span<const float> queries, std::span<const float> base,
+                                               std::size_t dim, std::size_t k, bool same_rows,
+                                               const std::function<void(std::size_t)>& on_done = {});
+
 }  // namespace geoalign::index

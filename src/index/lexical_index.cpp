@@ -69,8 +69,38 @@ std::vector<std::vector<std::pair<std::uint64_t, std::uint32_t>>> gram_counts_of
 }
 }  // namespace
 
-LexicalIndex LexicalIndex::build(const StringColumn& texts) {
+std::size_t CorpusGrams::df_of(std::uint64_t gram) const {
+  const auto it = std::lower_bound(grams.begin(), grams.end(), gram);
+  return it != grams.end() && *it == gram ? df[static_cast<std::size_t>(it - grams.begin())] : 0;
+}
+
+CorpusGrams corpus_grams(const StringColumn& texts) {
+  std::vector<std::uint64_t> all;
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    for (const auto& [key, count] : gram_counts(texts[i])) all.push_back(key);
+  }
+  std::sort(all.begin(), all.end());
+  CorpusGrams c;
+  c.records = texts.size();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (i == 0 || all[i] != all[i - 1]) {
+      c.grams.push_back(all[i]);
+      c.df.push_back(0);
+    }
+    ++c.df.back();
+  }
+  return c;
+}
+
+LexicalIndex LexicalIndex::build(const StringColumn& texts, const CorpusGrams& corpus) {
+  return build(texts, &corpus);
+}
+
+LexicalIndex LexicalIndex::build(const StringColumn& texts) { return build(texts, nullptr); }
+
+LexicalIndex LexicalIndex::build(const StringColumn& texts, const CorpusGrams* corpus) {
   LexicalIndex ix;
+  ix.corpus_ = corpus;
   ix.records_ = ix.built_records_ = texts.size();
   std::vector<std::vector<std::pair<std::uint64_t, std::uint32_t>>> docs = gram_counts_of(texts, 0);
   // Gram vocabulary and document frequencies.
@@ -95,9 +125,9 @@ LexicalIndex LexicalIndex::build(const StringColumn& texts) {
   ix.weights_.resize(ix.offsets_.back());
   std::vector<std::uint64_t> fill(ix.offsets_.begin(), ix.offsets_.end() - 1);
   for (std::size_t d = 0; d < docs.size(); ++d) {
-    const auto row = weighted(docs[d], ix.records_, [&](std::uint64_t key) {
+    const auto row = weighted(docs[d], ix.corpus_records(), [&](std::uint64_t key) {
       const std::size_t g = gram_index(key);
-      return ix.offsets_[g + 1] - ix.offsets_[g];
+      return corpus ? corpus->df_of(key) : ix.offsets_[g + 1] - ix.offsets_[g];
     });
     for (const auto& [key, w] : row) {
       const std::size_t g = gram_index(key);
@@ -110,6 +140,7 @@ LexicalIndex LexicalIndex::build(const StringColumn& texts) {
 }
 
 void LexicalIndex::add(const StringColumn& texts) {
+  if (corpus_) throw Error("lexical index: a shard's index takes no records after its build");
   if (texts.size() < records_) throw Error("lexical index: given fewer texts than it holds records");
   if (texts.size() == records_) return;
   if (4 * (texts.size() - built_records_) > built_records_) {
@@ -156,9 +187,11 @@ std::vector<Hit> LexicalIndex::search(std::string_view text, std::size_t k, cons
   std::vector<Term> terms;
   for (const auto& [key, count] : gram_counts(text)) {
     const GramPostings p = postings_of(key);
-    const std::size_t df = p.df();
+    // A shard weighs and selects grams by the whole corpus's counts, so a gram that only
+    // other shards hold still takes its place in the budget.
+    const std::size_t df = corpus_df(key, p);
     if (df == 0) continue;
-    terms.push_back({p, tf_weight(count) * idf(records_, df), df});
+    terms.push_back({p, tf_weight(count) * idf(corpus_records(), df), df});
   }
   std::sort(terms.begin(), terms.end(), [](const Term& a, const Term& b) { return a.df < b.df; });
   std::size_t kept = 0, postings = 0;
@@ -200,6 +233,7 @@ std::vector<Hit> LexicalIndex::search(std::string_view text, std::size_t k, cons
 }
 
 void LexicalIndex::write(const std::filesystem::path& file) const {
+  if (corpus_) throw Error("lexical index: a shard's index is weighed by its corpus and is not written");
   // The built grams and the tail's, in one sorted list; each gram's postings are the
   // built ones, then the tail's (later records).
   std::vector<std::uint64_t> grams;

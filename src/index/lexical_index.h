@@ -29,11 +29,24 @@ using RecordFilter = std::function<bool(std::uint32_t record)>;
 // quarter as many records as the built part, everything is built again, which keeps the
 // weights near a fresh build's and costs each record O(1) rebuilds on average. Queries
 // read the idf of the whole index at query time.
+// How many records of a whole corpus hold each gram. A lexical index of one shard of the
+// corpus built with them weighs and selects grams as an index of the whole corpus would, so
+// its scores are the whole index's and the shards' top k merge into the whole one's.
+struct CorpusGrams {
+  std::size_t records = 0;
+  std::vector<std::uint64_t> grams;  // sorted
+  std::vector<std::uint32_t> df;     // per gram
+  std::size_t df_of(std::uint64_t gram) const;
+};
+
 class LexicalIndex {
  public:
   static constexpr const char* kFileName = "lexical.bin";
 
   static LexicalIndex build(const StringColumn& texts);
+  // An index of one shard of a corpus, with the corpus's statistics (kept by pointer: the
+  // caller keeps `corpus` alive as long as the index). Cannot be added to or written.
+  static LexicalIndex build(const StringColumn& texts, const CorpusGrams& corpus);
   // Indexes texts[records() ..]: `texts` holds every record, those indexed already first.
   void add(const StringColumn& texts);
   // One file, the tail folded in with the weights it has.
@@ -65,7 +78,14 @@ class LexicalIndex {
     std::size_t df() const { return records.size() + (tail ? tail->size() : 0); }
   };
   GramPostings postings_of(std::uint64_t gram) const;
+  static LexicalIndex build(const StringColumn& texts, const CorpusGrams* corpus);
 
+  std::size_t corpus_df(std::uint64_t gram, const GramPostings& postings) const {
+    return corpus_ ? corpus_->df_of(gram) : postings.df();
+  }
+  std::size_t corpus_records() const { return corpus_ ? corpus_->records : records_; }
+
+  const CorpusGrams* corpus_ = nullptr;  // the whole corpus's statistics, for a shard's index
   std::size_t records_ = 0;             // built and tail
   std::size_t built_records_ = 0;       // in grams_/offsets_/postings_
   std::vector<std::uint64_t> grams_;    // sorted gram keys
@@ -74,6 +94,9 @@ class LexicalIndex {
   std::vector<float> weights_;  // the gram's TF-IDF weight in that record, over the record's norm
   std::unordered_map<std::uint64_t, std::vector<Posting>> tail_;  // records added since the build
 };
+
+// The distinct grams of each text, as CorpusGrams counts them.
+CorpusGrams corpus_grams(const StringColumn& texts);
 
 // The grams of a text with their counts, sorted by key (characters and bigrams of the
 // folded text, as the match head's idf weights count them).

@@ -14,6 +14,7 @@ distributed = pytest.importorskip("distributed")
 
 import geoalign  # noqa: E402
 import geoalign.dask as gdask  # noqa: E402
+import geoalign._sharded_dedup as sharded  # noqa: E402
 
 from conftest import FIXTURES, MODEL, ROOT, run_cli  # noqa: E402
 
@@ -141,3 +142,99 @@ def test_a_head_that_cannot_score_is_an_error_not_a_dead_worker(client, encoder_
     with pytest.raises(geoalign.GeoalignError, match="reads the encoder's probabilities"):
         gdask.dedup(dd.from_pandas(frame, npartitions=2), model=encoder_reading_rerank_head).compute()
     assert len(client.scheduler_info()["workers"]) == 2  # both still there
+
+
+# --- dedup with every task bounded (max_task_addresses) ------------------------------------
+
+
+def pairwise_f1(truth, got) -> float:
+    """F1 of got's same-cluster row pairs against truth's."""
+    def pairs(labels):
+        return float(sum(n * (n - 1) // 2 for n in pd.Series(labels).value_counts()))
+    both = float(sum(n * (n - 1) // 2 for n in pd.DataFrame({"t": truth, "g": got}).value_counts()))
+    p, r = both / max(pairs(got), 1), both / max(pairs(truth), 1)
+    return 2 * p * r / max(p + r, 1e-12)
+
+
+def assert_same_table(got: pd.DataFrame, expected: pd.DataFrame) -> None:
+    assert list(got["id"]) == list(expected["id"])
+    for c in ("cluster_id", "cluster_size", "best_match_id"):
+        assert got[c].tolist() == expected[c].tolist(), c
+    np.testing.assert_allclose(got["best_match_score"].astype(float), expected["best_match_score"], atol=1e-6)
+
+
+def test_dedup_with_small_tasks_gives_the_clis_clusters(client, cli, grown, tmp_path):
+    """100 addresses a task at most: rows, addresses, blocking tiles, scoring, components and
+    clustering all sharded; candidates and clusters are the whole file's."""
+    path = tmp_path / "addresses.tsv"
+    grown.to_csv(path, sep="\t", header=False, index=False)
+    got = gdask.dedup(dd.from_pandas(grown, npartitions=5), "address", id_column="id", model=MODEL,
+                      max_task_addresses=100).compute()
+    assert_same_table(got, cli_table(cli, path))
+
+
+def test_dedup_in_coarse_vector_partitions_finds_nearly_the_clis_clusters(client, cli, grown, tmp_path, monkeypatch):
+    """Above EXACT_VECTORS_UP_TO addresses vectors are searched in k-means partitions (the
+    lexical search stays exact): nearly the same clusters."""
+    monkeypatch.setattr(sharded, "EXACT_VECTORS_UP_TO", 0)  # read where the graph is built, here
+    path = tmp_path / "addresses.tsv"
+    grown.to_csv(path, sep="\t", header=False, index=False)
+    expected = cli_table(cli, path)
+    got = gdask.dedup(dd.from_pandas(grown, npartitions=4), "address", id_column="id", model=MODEL,
+                      max_task_addresses=100).compute()
+    assert pairwise_f1(expected["cluster_id"], got["cluster_id"]) >= 0.95
+
+
+def test_a_component_above_the_cap_is_split_into_pieces_that_fit(client, cli, tmp_path):
+    """300 ways of writing one campus link into one component of 300 addresses; with 100 a
+    task it is split at a raised threshold, and no cluster holds more than 100 addresses."""
+    out = subprocess.run([sys.executable, str(ROOT / "tools" / "bench" / "grow_addresses.py"), "300", "--shape",
+                          "one-place", "--seed", "1"], capture_output=True, text=True, check=True).stdout
+    frame = pd.DataFrame([line.split("\t") for line in out.splitlines()], columns=["id", "address"])
+    path = tmp_path / "one_place.tsv"
+    frame.to_csv(path, sep="\t", header=False, index=False)
+    assert cli_table(cli, path)["cluster_size"].max() > 100  # one process makes a larger cluster
+    got = gdask.dedup(dd.from_pandas(frame, npartitions=3), "address", id_column="id", model=MODEL,
+                      max_task_addresses=100).compute()
+    assert len(got) == len(frame) and got["cluster_id"].notna().all()
+    assert got["cluster_size"].max() <= 100
+
+
+def test_max_task_addresses_below_the_least_is_an_error(client, grown):
+    with pytest.raises(ValueError, match="max_task_addresses must be at least 100"):
+        gdask.dedup(dd.from_pandas(grown, npartitions=2), "address", id_column="id", model=MODEL, max_task_addresses=10)
+
+
+class KillOnce:
+    """A worker plugin that kills its worker process when a task of the given stage starts,
+    once per job (a file marks that it fired)."""
+
+    name = "kill-once"
+
+    def __init__(self, stage: str, marker: str):
+        self.stage, self.marker = stage, marker
+
+    def transition(self, key, start, finish, **kwargs):
+        import os
+
+        name = key[0] if isinstance(key, tuple) else key
+        if finish == "executing" and str(name).startswith(self.stage) and not os.path.exists(self.marker):
+            open(self.marker, "w").close()
+            os._exit(1)
+
+
+@pytest.mark.parametrize("stage", ["lexical_tile", "cluster_bin"])
+def test_a_worker_killed_mid_job_loses_and_repeats_no_row(cli, grown, tmp_path, stage):
+    """Dask runs the killed worker's tasks again, and what it held is computed again from
+    the graph: the answer is an undisturbed run's."""
+    path = tmp_path / "addresses.tsv"
+    grown.to_csv(path, sep="\t", header=False, index=False)
+    marker = tmp_path / "killed"
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    with distributed.Client(cluster) as c:
+        c.register_worker_plugin(KillOnce(stage, str(marker)))
+        got = gdask.dedup(dd.from_pandas(grown, npartitions=5), "address", id_column="id", model=MODEL,
+                          max_task_addresses=100).compute()
+    cluster.close()
+    assert marker.exists()  # a worker did die
+    assert_same_table(got, cli_table(cli, path))
