@@ -236,10 +236,12 @@ def corpus_grams(records: int, *buckets: tb.Table) -> tuple:
 
 
 def _hits(queries: tb.Table, shard: tb.Table, found: tuple, kind: int) -> tb.Table:
+    """Hits by global address; their texts and regions are looked up once merged (a range
+    has shards x neighbours of them before)."""
     q, h, score = (np.asarray(x) for x in found)
     q, h = q.astype(np.int64), h.astype(np.int64)
     return {"query": queries["address"][q], "hit": shard["address"][h], "score": np.asarray(score, np.float32),
-            "kind": np.full(len(q), kind, np.int8), "hit_text": shard["text"][h], "hit_region": shard["region"][h]}
+            "kind": np.full(len(q), kind, np.int8)}
 
 
 def lexical_tile(queries: tb.Table, shard: tb.Table, corpus: tuple, neighbours: int, cap: int) -> tb.Table:
@@ -285,20 +287,20 @@ def best_hits(neighbours: int, *hits: tb.Table) -> tb.Table:
     return tb.take(h, rank < np.where(h["kind"] == LEXICAL, neighbours + 1, neighbours))
 
 
-def candidates_of(queries: tb.Table, neighbours: int, *hits: tb.Table) -> tb.Table:
-    """A range's candidate pairs from its addresses' hits over every shard (best_hits),
-    less each address itself and conflicting regions; pairs by global address, with texts."""
-    h = best_hits(neighbours, *hits)
+def candidates_of(queries: tb.Table, h: tb.Table) -> tb.Table:
+    """A range's candidate pairs from its addresses' best hits over every shard, each with
+    the hit's text and region: less each address itself and conflicting regions; pairs by
+    global address, with texts."""
     if not h or not queries:
         return {}
     at = np.searchsorted(queries["address"], h["query"])
     keep = (h["hit"] != h["query"]) & ~np.asarray(
-        _geoalign.dedup_region_conflicts(queries["region"][at], h["hit_region"]), bool)
+        _geoalign.dedup_region_conflicts(queries["region"][at], h["region"]), bool)
     h, at = tb.take(h, keep), at[keep]
     first = h["query"] < h["hit"]
     return {"a": np.where(first, h["query"], h["hit"]), "b": np.where(first, h["hit"], h["query"]),
-            "text_a": np.where(first, queries["text"][at], h["hit_text"]),
-            "text_b": np.where(first, h["hit_text"], queries["text"][at])}
+            "text_a": np.where(first, queries["text"][at], h["text"]),
+            "text_b": np.where(first, h["text"], queries["text"][at])}
 
 
 # --- 5. score ------------------------------------------------------------------------------
@@ -583,7 +585,7 @@ def _vector_partitions(located: list, per_range: list, cap: int, neighbours: int
     sample = min(cap, k * KMEANS_SAMPLE_PER_CENTROID)
     samples = [d(sample_vectors, pure=True)(t, -(-sample * m // n), r) for r, (t, m) in enumerate(zip(located, per_range))]
     centroids = d(kmeans, pure=True)(k, 0, *samples).compute()
-    assigned = _persist([d(assign, pure=True)(t, centroids, ASSIGNMENTS) for t in located])
+    assigned = [d(assign, pure=True)(t, centroids, ASSIGNMENTS) for t in located]
     counts = np.asarray(_total(_Then(centroid_counts, k=len(centroids)), assigned)).reshape(len(assigned), -1)
     pieces = np.maximum(1, -(-counts.sum(axis=0) // cap))
     first_piece = np.concatenate([[0], np.cumsum(pieces)[:-1]]).astype(np.int64)
@@ -651,7 +653,9 @@ def dedup_tasks(normalized: list, engine, dedup_model, *, cap: int, range_size: 
         for r, found in enumerate(tb.shuffle(_vector_partitions(located, per_range, cap, neighbours),
                                              tb.by_range("query", range_size), ranges)):
             hits[r].append(found)
-    candidates = [d(candidates_of, pure=True)(q, neighbours, *_merged(h, neighbours)) for q, h in zip(located, hits)]
+    merged = [d(best_hits, pure=True)(neighbours, *_merged(h, neighbours)) for h in hits]
+    merged = tb.lookup(merged, "hit", located, "address", tb.by_range("hit", range_size), ("text", "region"))
+    candidates = [d(candidates_of, pure=True)(q, h) for q, h in zip(located, merged)]
 
     # Scoring: each range's candidates (by their first address), repeats dropped.
     score = _Then(score_range, engine=engine, dedup_model=dedup_model, merge=merge,

@@ -166,7 +166,7 @@ def _place(t: Table, key: str, fields: tuple, *answers: Table) -> Table:
         return t
     for f in fields:
         column = got[f] if got else np.zeros(0)
-        placed = np.empty(rows(t), dtype=column.dtype)
+        placed = np.empty((rows(t),) + column.shape[1:], dtype=column.dtype)
         placed[got["_i"]] = column
         out[f] = placed
     return out

@@ -10,10 +10,9 @@ worker's threads.
 >>> clusters = geoalign.dask.dedup(ddf, "address", id_column="id").compute()
 
 ``dedup`` gives the clusters ``geoalign dedup`` gives on the same rows: it runs the
-same stages, as tasks. Normalizing, parsing and embedding, and scoring the candidate
-pairs (most of the time) are spread over the workers in even chunks, so no worker gets
-a block far larger than the rest. Blocking (each address's nearest neighbours over the
-whole file) and clustering run as one task each, on one worker.
+same stages, as tasks that each hold at most ``max_task_addresses`` addresses (blocking
+in tiles of address ranges, clustering by connected components; geoalign/_sharded_dedup.py),
+so no worker needs the whole file in memory.
 """
 from __future__ import annotations
 
@@ -307,8 +306,17 @@ def dedup(ddf: dd.DataFrame, column: str = "address", *, id_column: Optional[str
     ``error`` column says why; nothing is dropped).
 
     threads: C++ threads per task, as for :func:`score`; aliases: as for :func:`score`.
-    addresses_per_task, pairs_per_task: how much one embedding or scoring task takes;
-    None: at least four tasks per worker thread, at most 20,000 addresses or 500,000 pairs.
+
+    max_task_addresses: no task holds the data of more addresses than this (texts,
+    vectors, parses, candidate lists, links; at least 100). None: the smallest worker's
+    memory limit over MEMORY_PER_ADDRESS (20 kB). Up to 50,000 addresses the answer is
+    the single process's whatever the bound; above, vectors are searched in coarse
+    partitions. A component of linked addresses above the bound is split at a raised
+    threshold, so no cluster holds more addresses than it.
+
+    addresses_per_task: addresses per range (the unit of embedding, blocking tiles and
+    scoring; at most max_task_addresses / 2); None: at least four ranges per worker
+    thread. pairs_per_task: pairs scored in one call (at most max_task_addresses / 2).
 
     The steps up to clustering run when this is called (on the current Dask scheduler);
     the returned frame maps the result back onto the rows, partition by partition.
