@@ -49,6 +49,7 @@ MAX_SPLITS = 20  # threshold raises a component above the cap may take
 # Up to this many addresses vector neighbours are found exactly (slices against slices), as
 # one process finds them; above, in coarse partitions (one process: an HNSW graph).
 EXACT_VECTORS_UP_TO = _geoalign.EXACT_NEIGHBOURS_UP_TO
+PARTITION_ADDRESSES = 50_000  # a coarse partition's size at most: its exact search costs the square
 
 
 def held(addresses: int, cap: int, task: str) -> None:
@@ -576,12 +577,13 @@ def _merged(hits: list, neighbours: int) -> list:
 
 def _vector_partitions(located: list, per_range: list, cap: int, neighbours: int) -> list:
     """Vector hits through coarse partitions: k-means centroids learnt on a sample of at
-    most `cap` vectors, about cap / 2 addresses a partition with every address in its
-    ASSIGNMENTS nearest (so neighbours across a border meet), each partition searched
-    exactly in its own task and cut into pieces where it outgrows the cap."""
+    most `cap` vectors, about min(cap / 2, PARTITION_ADDRESSES) addresses a partition (an
+    exact search costs the square of its size) with every address in its ASSIGNMENTS
+    nearest (so neighbours across a border meet), each partition searched exactly in its
+    own task and cut into pieces where it outgrows the cap."""
     d = dask.delayed
     n = sum(per_range)
-    k = -(-ASSIGNMENTS * n // (cap // 2))
+    k = -(-ASSIGNMENTS * n // min(cap // 2, PARTITION_ADDRESSES))
     sample = min(cap, k * KMEANS_SAMPLE_PER_CENTROID)
     samples = [d(sample_vectors, pure=True)(t, -(-sample * m // n), r) for r, (t, m) in enumerate(zip(located, per_range))]
     centroids = d(kmeans, pure=True)(k, 0, *samples).compute()

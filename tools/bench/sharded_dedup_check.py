@@ -4,6 +4,7 @@
     tools/bench/sharded_dedup_check.py --synthetic 20000 --cap 5000
     tools/bench/sharded_dedup_check.py --pairs ../shared/data/ccks2021_address_relevance/pairs.tsv --cap 5000
     tools/bench/sharded_dedup_check.py --pairs ../shared/data/shenzhen_address_pairs/pairs.tsv --merge partial
+    tools/bench/sharded_dedup_check.py --synthetic 20000 --cap 5000 --vector-partitions
 
 Reports, for the sharded run (blocking in coarse partitions, clustering by components):
 candidate recall against the candidates of blocking the whole file at once, pairwise F1
@@ -25,6 +26,7 @@ import dask.dataframe as dd
 from distributed import Client, LocalCluster
 
 import geoalign.dask as gdask
+import geoalign._sharded_dedup as sharded_dedup
 from geoalign import _geoalign
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -95,7 +97,11 @@ def main() -> None:
     ap.add_argument("--cap", type=int, default=5000, help="max_task_addresses of the sharded run")
     ap.add_argument("--merge", default="exact")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--vector-partitions", action="store_true",
+                    help="search vectors in coarse partitions, as above 50,000 addresses, at any size")
     args = ap.parse_args()
+    if args.vector_partitions:
+        sharded_dedup.EXACT_VECTORS_UP_TO = 0  # read where the task graph is built, in this process
 
     pool, pairs = pool_of(args)
     print(f"{len(pool)} rows; cap {args.cap}; merge {args.merge}")
