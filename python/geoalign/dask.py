@@ -35,9 +35,9 @@ __all__ = ["score", "dedup"]
 
 SCORE_COLUMNS = ["label", "score", "p_not_match", "p_partial_match", "p_exact_match"]
 DEDUP_COLUMNS = ["cluster_id", "cluster_size", "best_match_id", "best_match_score"]
-# Memory one address costs a dedup task at most (its text, vector, parse, candidate list
-# and links, with numpy's and the engine's working copies), measured on the synthetic
-# files (docs/python.md): the default max_task_addresses is a worker's memory over this.
+# Worker memory per address of the default max_task_addresses. A task took at most about
+# 4.8 kB per address of the bound (500,000 synthetic addresses, docs/python.md); the rest
+# is for what the worker keeps between stages and its model.
 MEMORY_PER_ADDRESS = 20_000
 MIN_TASK_ADDRESSES = 100
 

@@ -164,11 +164,12 @@ def assert_same_table(got: pd.DataFrame, expected: pd.DataFrame) -> None:
 
 
 def test_dedup_with_small_tasks_gives_the_clis_clusters(client, cli, grown, tmp_path):
-    """100 addresses a task at most: rows, addresses, blocking tiles, scoring, components and
-    clustering all sharded; candidates and clusters are the whole file's."""
+    """100 addresses a task at most: rows (two partitions of 200, cut first), addresses,
+    blocking tiles, scoring, components and clustering all sharded; candidates and
+    clusters are the whole file's."""
     path = tmp_path / "addresses.tsv"
     grown.to_csv(path, sep="\t", header=False, index=False)
-    got = gdask.dedup(dd.from_pandas(grown, npartitions=5), "address", id_column="id", model=MODEL,
+    got = gdask.dedup(dd.from_pandas(grown, npartitions=2), "address", id_column="id", model=MODEL,
                       max_task_addresses=100).compute()
     assert_same_table(got, cli_table(cli, path))
 
