@@ -109,10 +109,6 @@ def numbered(t: tb.Table, first: int) -> tb.Table:
     return out
 
 
-def row_count(t: tb.Table) -> int:
-    return tb.rows(t)
-
-
 # --- 2. addresses --------------------------------------------------------------------------
 
 

@@ -35,10 +35,6 @@ def concat(*tables: Table) -> Table:
     return {c: np.concatenate([t[c] for t in tables]) for c in tables[0]}
 
 
-def empty_like(t: Table) -> Table:
-    return {c: v[:0] for c, v in t.items()}
-
-
 def split(t: Table, route: Route, n: int) -> tuple:
     """The rows of t for each bucket 0..n-1, each in t's order."""
     if not t:
