@@ -58,6 +58,9 @@ TEST(AliasTable, AShortNameInsideAnotherNameIsNotOne) {
   EXPECT_FALSE(shipped().reconcile("师大东路1号", "师范大学").has_value());
   // A rule's short name that the full name holds is a word of it: 上海 of 上海海事大学.
   EXPECT_FALSE(shipped().reconcile("文汇路600弄上海对外经贸大学", "海港大道1550号上海海事大学").has_value());
+  // A division is not a rule's short name that it happens to spell: 大理 of 大连理工大学.
+  EXPECT_FALSE(shipped().reconcile("大连理工大学", "云南省大理市").has_value());
+  EXPECT_FALSE(shipped().reconcile("大连理工大学", "大理州").has_value());
 }
 
 TEST(AliasTable, RuleMadeNamesNeedNoTable) {
@@ -71,6 +74,14 @@ TEST(AliasTable, RuleMadeNamesNeedNoTable) {
       {"上海市人力资源和社会保障局", "上海市人社局"},
       {"广州市卫生健康委员会", "广州市卫健委"},
       {"深圳市市场监督管理局", "深圳市市监局"},
+      {"哈尔滨工业大学", "哈工大"},
+      {"北京航空航天大学", "北航"},
+      {"中国科学技术大学", "中科大"},
+      {"上海交通大学", "上海交大"},
+      {"北京理工大学", "北理工"},
+      {"深圳市公安局交通警察支队", "深圳市公安局交警支队"},
+      {"武汉市车辆管理所", "武汉市车管所"},
+      {"重庆市城市管理局", "重庆市城管局"},
   };
   for (const auto& [full_one, short_one] : same) {
     const auto [a, b] = reconciled(empty, full_one, short_one);

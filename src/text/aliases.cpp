@@ -13,12 +13,13 @@ namespace {
 
 bool has(std::u32string_view set, char32_t c) { return set.find(c) != std::u32string_view::npos; }
 
-// What may stand right before a name of its own: a division, road, number or building
-// word, or anything that is not a Han character (digits, letters, blanks, brackets).
-constexpr std::u32string_view kBeforeName = U"省市区县旗州镇乡村街道路巷弄里号楼栋座层室馆内旁边";
+// What may stand right before a name of its own: a division, road, number, building or
+// office word (公安局交警支队), or anything that is not a Han character (digits, letters,
+// blanks, brackets).
+constexpr std::u32string_view kBeforeName = U"省市区县旗州镇乡村街道路巷弄里号楼栋座层室馆内旁边局厅";
 // What, right after a short name, makes it part of a longer one (北大街, 南大学), also
-// after a direction (师大东路).
-constexpr std::u32string_view kContinuesName = U"路街道巷弄胡同村镇桥里学厦场园";
+// after a direction (师大东路), or a division named so (大理市 is not 大连理工大学).
+constexpr std::u32string_view kContinuesName = U"路街道巷弄胡同村镇桥里学厦场园省市区县州旗乡";
 
 bool is_han(char32_t c) { return c >= 0x3400 && c <= 0x9FFF; }
 
@@ -49,11 +50,13 @@ bool stands_alone(const std::u32string& text, std::size_t begin, std::size_t end
 }
 
 // A window of characters that may be the words of a name: Han characters only, and no
-// division word after its first character (州市公安 is the end of 杭州市 and a word).
-bool name_window(std::u32string_view window) {
-  for (std::size_t i = 0; i < window.size(); ++i) {
-    if (!is_han(window[i])) return false;
-    if (i > 0 && has(U"省市区县", window[i])) return false;
+// division word after its first character (州市公安 is the end of 杭州市 and a word),
+// unless the window starts where a name does (城市管理局 after 重庆市).
+bool name_window(const std::u32string& text, std::size_t begin, std::size_t size) {
+  const bool at_name_start = starts_name(text, begin);
+  for (std::size_t i = begin; i < begin + size; ++i) {
+    if (!is_han(text[i])) return false;
+    if (i > begin && !at_name_start && has(U"省市区县", text[i])) return false;
   }
   return true;
 }
@@ -110,14 +113,14 @@ void find_rule_names(const std::u32string& text, Add&& found) {
   const auto word_at = [&](std::size_t k, std::u32string_view word) { return t.substr(k, word.size()) == word; };
   for (std::size_t k = 0; k < t.size(); ++k) {
     // Every rule starts at one of these characters; most of an address is none of them.
-    if (!has(U"银大国委局厅部", t[k])) continue;
+    if (!has(U"银大国委局厅部支中所", t[k])) continue;
     // Banks: 中国银行 -> 中行; 中国工商银行 -> 工行, 工商银行; 交通银行 -> 交行;
     // 中国邮政储蓄银行 -> 邮储银行, 邮政储蓄银行. A stem's first character that would make
     // a common word with 行 (商行, 发行, 分行) makes no short name.
     if (word_at(k, U"银行")) {
       if (k >= 2 && word_at(k - 2, U"中国")) add(k - 2, k + 2, RuleNames{U"中行"});
       for (std::size_t n : {2, 4}) {
-        if (k < n || !name_window(t.substr(k - n, n)) || word_at(k - n, U"中国")) continue;
+        if (k < n || !name_window(text, k - n, n) || word_at(k - n, U"中国")) continue;
         const std::u32string stem(t.substr(k - n, n));
         RuleNames shorts;
         if (n == 2 && !has(U"商发分支总银行", stem[0])) shorts.push_back(stem.substr(0, 1) + U"行");
@@ -128,38 +131,48 @@ void find_rule_names(const std::u32string& text, Add&& found) {
         add(k - n - (of_china ? 2 : 0), k + 2, std::move(shorts));
       }
     }
-    // Universities: 北京大学 -> 北大; 北京师范大学 -> 北师大, 北师; 华中科技大学 -> 华科.
+    // Universities: the place's first character, then each word's (北京大学 -> 北大;
+    // 北京师范大学 -> 北师大, 北师; 华中科技大学 -> 华科; 北京航空航天大学 -> 北航;
+    // 中国科学技术大学 -> 中科大), a place of three characters (哈尔滨工业大学 -> 哈工大,
+    // 哈尔滨工程大学 -> 哈工程), or the place kept whole (上海交通大学 -> 上海交大,
+    // 华东师范大学 -> 华东师大) or a word kept whole (北京理工大学 -> 北理工).
     if (word_at(k, U"大学")) {
-      for (std::size_t n : {2, 4}) {
-        if (k < n || !name_window(t.substr(k - n, n))) continue;
+      for (std::size_t n : {2, 4, 5, 6}) {
+        if (k < n || !name_window(text, k - n, n)) continue;
         const std::u32string_view name = t.substr(k - n, n);
-        if (n == 2) {
-          add(k - n, k + 2, RuleNames{std::u32string{name[0]} + U"大"});
-        } else {
-          const std::u32string initials{name[0], name[2]};
-          add(k - n, k + 2, RuleNames{initials + U"大", initials});
+        const std::u32string first(1, name[0]);
+        RuleNames shorts;
+        if (n == 2) shorts = {first + U"大"};
+        if (n == 4) {
+          shorts = {first + name[2] + U"大", first + name[2], std::u32string(name.substr(0, 3)) + U"大",
+                    first + std::u32string(name.substr(2))};
         }
+        // Five: a place of three characters and a word of two, or of two and a word of three.
+        if (n == 5) shorts = {first + name[3] + U"大", first + std::u32string(name.substr(3)), first + name[2]};
+        if (n == 6) shorts = {first + name[2] + U"大", first + name[2]};
+        add(k - n, k + 2, std::move(shorts));
       }
     }
     // Airports: 上海虹桥国际机场 -> 虹桥机场.
     if (word_at(k, U"国际机场")) {
       for (std::size_t n : {2, 3, 4}) {
-        if (k < n || !name_window(t.substr(k - n, n))) continue;
+        if (k < n || !name_window(text, k - n, n)) continue;
         add(k - n, k + 4, RuleNames{std::u32string(t.substr(k - n, n)) + U"机场"});
       }
     }
-    // Offices: the first character of each word and the office's own word.
-    for (const std::u32string_view office : {U"委员会", U"局", U"厅", U"部"}) {
+    // Offices and units: the first character of each word and the office's own word
+    // (交通警察支队 -> 交警支队, 车辆管理所 -> 车管所).
+    for (const std::u32string_view office : {U"委员会", U"局", U"厅", U"部", U"支队", U"大队", U"中队", U"所"}) {
       if (!word_at(k, office)) continue;
       const std::u32string suffix = office == U"委员会" ? U"委" : std::u32string(office);
       const std::size_t end = k + office.size();
       // 住房和城乡建设局 -> 住建局, 住城局; 人力资源和社会保障局 -> 人社局, 人力社保局.
       for (std::size_t q : {2, 4}) {
-        if (k < q + 1 || t[k - q - 1] != U'和' || !name_window(t.substr(k - q, q))) continue;
+        if (k < q + 1 || t[k - q - 1] != U'和' || !name_window(text, k - q, q)) continue;
         const std::size_t and_at = k - q - 1;
         const std::u32string_view second = t.substr(k - q, q);
         for (std::size_t p : {2, 4}) {
-          if (and_at < p || !name_window(t.substr(and_at - p, p))) continue;
+          if (and_at < p || !name_window(text, and_at - p, p)) continue;
           const std::u32string_view first = t.substr(and_at - p, p);
           RuleNames shorts{std::u32string{first[0], second[0]} + suffix};
           if (q == 4) {
@@ -171,7 +184,7 @@ void find_rule_names(const std::u32string& text, Add&& found) {
       }
       // 卫生健康委员会 -> 卫健委; 市场监督管理局 -> 市监管局, 市监局.
       for (std::size_t n : {4, 6}) {
-        if (k < n || !name_window(t.substr(k - n, n))) continue;
+        if (k < n || !name_window(text, k - n, n)) continue;
         const std::u32string_view name = t.substr(k - n, n);
         if (has(name, U'和')) continue;
         std::u32string initials;

