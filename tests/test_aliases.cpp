@@ -82,6 +82,7 @@ TEST(AliasTable, RuleMadeNamesNeedNoTable) {
       {"深圳市公安局交通警察支队", "深圳市公安局交警支队"},
       {"武汉市车辆管理所", "武汉市车管所"},
       {"重庆市城市管理局", "重庆市城管局"},
+      {"中国民生银行成都分行", "民生银行成都分行"},
   };
   for (const auto& [full_one, short_one] : same) {
     const auto [a, b] = reconciled(empty, full_one, short_one);

@@ -105,9 +105,12 @@ using RuleNames = std::vector<std::u32string>;
 template <typename Add>
 void find_rule_names(const std::u32string& text, Add&& found) {
   const std::u32string_view t(text);
-  const auto add = [&](std::size_t begin, std::size_t end, RuleNames shorts) {
+  // `without_prefix`: the name without its 中国, which the full name holds and is a short
+  // name all the same (民生银行 of 中国民生银行).
+  const auto add = [&](std::size_t begin, std::size_t end, RuleNames shorts, std::u32string without_prefix = {}) {
     const std::u32string_view full = t.substr(begin, end - begin);
     std::erase_if(shorts, [&](const std::u32string& s) { return full.find(s) != std::u32string_view::npos; });
+    if (!without_prefix.empty()) shorts.push_back(std::move(without_prefix));
     if (!shorts.empty()) found(begin, end, std::move(shorts));
   };
   const auto word_at = [&](std::size_t k, std::u32string_view word) { return t.substr(k, word.size()) == word; };
@@ -127,8 +130,7 @@ void find_rule_names(const std::u32string& text, Add&& found) {
         if (n == 4) shorts.push_back(std::u32string{stem[0], stem[2]} + U"银行");
         if (shorts.empty()) continue;
         const bool of_china = k >= n + 2 && word_at(k - n - 2, U"中国");
-        if (of_china) shorts.push_back(stem + U"银行");
-        add(k - n - (of_china ? 2 : 0), k + 2, std::move(shorts));
+        add(k - n - (of_china ? 2 : 0), k + 2, std::move(shorts), of_china ? stem + U"银行" : std::u32string());
       }
     }
     // Universities: the place's first character, then each word's (北京大学 -> 北大;
