@@ -54,7 +54,7 @@ TEST(ShardedBlocking, LexicalHitsOfShardsMergeIntoTheWholeIndexs) {
   std::vector<std::vector<std::pair<std::uint32_t, float>>> per_query(texts.size());
   for (std::size_t first = 0; first < texts.size(); first += kShard) {
     const std::span<const std::string> shard(texts.data() + first, kShard);
-    const NeighbourHits h = Deduplicator::lexical_hits(shard, texts, counts, k);
+    const NeighbourHits h = Deduplicator::lexical_hits(shard, texts, counts.view(), k);
     for (std::size_t i = 0; i < h.query.size(); ++i) {
       per_query[h.query[i]].emplace_back(static_cast<std::uint32_t>(first + h.hit[i]), h.score[i]);
     }

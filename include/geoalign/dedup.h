@@ -89,10 +89,16 @@ struct ScoredPair {
 
 // How many addresses of a whole file hold each character gram (grams sorted): what a
 // lexical search over one shard of the file needs to score as a search of the whole.
+struct GramCountsView {
+  std::size_t records = 0;
+  std::span<const std::uint64_t> grams;
+  std::span<const std::uint32_t> df;
+};
 struct GramCounts {
   std::size_t records = 0;
   std::vector<std::uint64_t> grams;
   std::vector<std::uint32_t> df;
+  GramCountsView view() const { return {records, grams, df}; }
 };
 
 // Search hits: query and hit positions in the lists searched, best first per query.
@@ -153,9 +159,10 @@ class Deduplicator {
   // block() keeps the first neighbours + 1 lexical and neighbours vector hits of each
   // address, less the address itself and pairs whose regions conflict.
   static GramCounts gram_counts(std::span<const std::string> texts);
-  // The queries' k best lexical hits in `shard`, scored with the whole file's `counts`.
+  // The queries' k best lexical hits in `shard`, scored with the whole file's `counts`
+  // (read where they are, not copied).
   static NeighbourHits lexical_hits(std::span<const std::string> shard, std::span<const std::string> queries,
-                                    const GramCounts& counts, std::size_t k);
+                                    GramCountsView counts, std::size_t k);
   // The queries' k nearest vectors in `shard` (dim floats each); same_rows: the queries
   // are the shard, and an address is not its own neighbour.
   static NeighbourHits vector_hits(std::span<const float> shard, std::span<const float> queries, std::size_t dim,

@@ -196,8 +196,9 @@ py::tuple gram_counts(const std::vector<std::string>& texts) {
 py::tuple lexical_hits(const std::vector<std::string>& shard, const std::vector<std::string>& queries, std::size_t records,
                        const py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>& grams,
                        const py::array_t<std::uint32_t, py::array::c_style | py::array::forcecast>& df, std::size_t k) {
-  GramCounts c{records, std::vector<std::uint64_t>(grams.data(), grams.data() + grams.size()),
-               std::vector<std::uint32_t>(df.data(), df.data() + df.size())};
+  // The arrays are read in place: this call holds them while the GIL is released.
+  const GramCountsView c{records, std::span(grams.data(), static_cast<std::size_t>(grams.size())),
+                         std::span(df.data(), static_cast<std::size_t>(df.size()))};
   NeighbourHits h;
   {
     py::gil_scoped_release release;

@@ -34,12 +34,12 @@ NeighbourHits flattened(const std::vector<std::vector<index::Hit>>& per_query) {
 }  // namespace
 
 GramCounts Deduplicator::gram_counts(std::span<const std::string> texts) {
-  index::CorpusGrams c = index::corpus_grams(column_of(texts));
-  return {c.records, std::move(c.grams), std::move(c.df)};
+  index::GramFrequencies f = index::gram_frequencies(column_of(texts));
+  return {texts.size(), std::move(f.grams), std::move(f.df)};
 }
 
 NeighbourHits Deduplicator::lexical_hits(std::span<const std::string> shard, std::span<const std::string> queries,
-                                         const GramCounts& counts, std::size_t k) {
+                                         GramCountsView counts, std::size_t k) {
   adopt_num_threads();
   if (counts.grams.size() != counts.df.size() || !std::is_sorted(counts.grams.begin(), counts.grams.end())) {
     throw Error("dedup lexical hits: the gram counts must be sorted grams with one count each");

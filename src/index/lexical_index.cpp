@@ -59,13 +59,37 @@ std::vector<std::pair<std::uint64_t, float>> weighted(const std::vector<std::pai
   return row;
 }
 
-std::vector<std::vector<std::pair<std::uint64_t, std::uint32_t>>> gram_counts_of(const StringColumn& texts,
-                                                                                 std::size_t first) {
-  std::vector<std::vector<std::pair<std::uint64_t, std::uint32_t>>> docs(texts.size() - first);
+using Docs = std::vector<std::vector<std::pair<std::uint64_t, std::uint32_t>>>;
+
+Docs gram_counts_of(const StringColumn& texts, std::size_t first) {
+  Docs docs(texts.size() - first);
   cpu::parallel_for_dynamic(static_cast<std::int64_t>(docs.size()), 256, [&](std::int64_t i) {
     docs[static_cast<std::size_t>(i)] = gram_counts(texts[first + static_cast<std::size_t>(i)]);
   });
   return docs;
+}
+
+// The distinct grams of all docs, sorted, and where each one's run of holders ends in the
+// sorted list of (doc, gram) occurrences: a run's length is the gram's document frequency.
+struct GramRuns {
+  std::vector<std::uint64_t> grams;
+  std::vector<std::uint64_t> ends;
+};
+
+GramRuns gram_runs(const Docs& docs) {
+  std::vector<std::uint64_t> all;
+  for (const auto& d : docs) {
+    for (const auto& [key, count] : d) all.push_back(key);
+  }
+  std::sort(all.begin(), all.end());
+  GramRuns runs;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (i + 1 == all.size() || all[i + 1] != all[i]) {
+      runs.grams.push_back(all[i]);
+      runs.ends.push_back(i + 1);
+    }
+  }
+  return runs;
 }
 }  // namespace
 
@@ -74,22 +98,15 @@ std::size_t CorpusGrams::df_of(std::uint64_t gram) const {
   return it != grams.end() && *it == gram ? df[static_cast<std::size_t>(it - grams.begin())] : 0;
 }
 
-CorpusGrams corpus_grams(const StringColumn& texts) {
-  std::vector<std::uint64_t> all;
-  for (std::size_t i = 0; i < texts.size(); ++i) {
-    for (const auto& [key, count] : gram_counts(texts[i])) all.push_back(key);
+GramFrequencies gram_frequencies(const StringColumn& texts) {
+  GramRuns runs = gram_runs(gram_counts_of(texts, 0));
+  GramFrequencies f;
+  f.df.reserve(runs.ends.size());
+  for (std::size_t g = 0; g < runs.ends.size(); ++g) {
+    f.df.push_back(static_cast<std::uint32_t>(runs.ends[g] - (g == 0 ? 0 : runs.ends[g - 1])));
   }
-  std::sort(all.begin(), all.end());
-  CorpusGrams c;
-  c.records = texts.size();
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    if (i == 0 || all[i] != all[i - 1]) {
-      c.grams.push_back(all[i]);
-      c.df.push_back(0);
-    }
-    ++c.df.back();
-  }
-  return c;
+  f.grams = std::move(runs.grams);
+  return f;
 }
 
 LexicalIndex LexicalIndex::build(const StringColumn& texts, const CorpusGrams& corpus) {
@@ -102,22 +119,13 @@ LexicalIndex LexicalIndex::build(const StringColumn& texts, const CorpusGrams* c
   LexicalIndex ix;
   ix.corpus_ = corpus;
   ix.records_ = ix.built_records_ = texts.size();
-  std::vector<std::vector<std::pair<std::uint64_t, std::uint32_t>>> docs = gram_counts_of(texts, 0);
-  // Gram vocabulary and document frequencies.
-  std::vector<std::uint64_t> all;
-  for (const auto& d : docs) {
-    for (const auto& [key, count] : d) all.push_back(key);
-  }
-  std::sort(all.begin(), all.end());
-  std::vector<std::uint64_t> df_offsets{0};
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    if (i + 1 == all.size() || all[i + 1] != all[i]) {
-      ix.grams_.push_back(all[i]);
-      df_offsets.push_back(i + 1);
-    }
-  }
-  ix.offsets_ = std::move(df_offsets);
-  std::vector<std::uint64_t>().swap(all);
+  Docs docs = gram_counts_of(texts, 0);
+  // Gram vocabulary; a gram's postings are as many as its document frequency.
+  GramRuns runs = gram_runs(docs);
+  ix.grams_ = std::move(runs.grams);
+  ix.offsets_.reserve(runs.ends.size() + 1);
+  ix.offsets_.push_back(0);
+  ix.offsets_.insert(ix.offsets_.end(), runs.ends.begin(), runs.ends.end());
   auto gram_index = [&](std::uint64_t key) {
     return static_cast<std::size_t>(std::lower_bound(ix.grams_.begin(), ix.grams_.end(), key) - ix.grams_.begin());
   };

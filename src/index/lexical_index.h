@@ -32,10 +32,11 @@ using RecordFilter = std::function<bool(std::uint32_t record)>;
 // How many records of a whole corpus hold each gram. A lexical index of one shard of the
 // corpus built with them weighs and selects grams as an index of the whole corpus would, so
 // its scores are the whole index's and the shards' top k merge into the whole one's.
+// A view: the counts stay where the caller keeps them (a task's arrays, not a copy each).
 struct CorpusGrams {
   std::size_t records = 0;
-  std::vector<std::uint64_t> grams;  // sorted
-  std::vector<std::uint32_t> df;     // per gram
+  std::span<const std::uint64_t> grams;  // sorted
+  std::span<const std::uint32_t> df;     // per gram
   std::size_t df_of(std::uint64_t gram) const;
 };
 
@@ -95,8 +96,12 @@ class LexicalIndex {
   std::unordered_map<std::uint64_t, std::vector<Posting>> tail_;  // records added since the build
 };
 
-// The distinct grams of each text, as CorpusGrams counts them.
-CorpusGrams corpus_grams(const StringColumn& texts);
+// How many texts hold each gram, grams sorted: what CorpusGrams views.
+struct GramFrequencies {
+  std::vector<std::uint64_t> grams;
+  std::vector<std::uint32_t> df;
+};
+GramFrequencies gram_frequencies(const StringColumn& texts);
 
 // The grams of a text with their counts, sorted by key (characters and bigrams of the
 // folded text, as the match head's idf weights count them).
