@@ -116,7 +116,7 @@ void find_rule_names(const std::u32string& text, Add&& found) {
   const auto word_at = [&](std::size_t k, std::u32string_view word) { return t.substr(k, word.size()) == word; };
   for (std::size_t k = 0; k < t.size(); ++k) {
     // Every rule starts at one of these characters; most of an address is none of them.
-    if (!has(U"银大国委局厅部支中所", t[k])) continue;
+    if (!has(U"银大国委局厅部支所", t[k])) continue;
     // Banks: 中国银行 -> 中行; 中国工商银行 -> 工行, 工商银行; 交通银行 -> 交行;
     // 中国邮政储蓄银行 -> 邮储银行, 邮政储蓄银行. A stem's first character that would make
     // a common word with 行 (商行, 发行, 分行) makes no short name.
@@ -163,9 +163,9 @@ void find_rule_names(const std::u32string& text, Add&& found) {
       }
     }
     // Offices and units: the first character of each word and the office's own word
-    // (交通警察支队 -> 交警支队, 车辆管理所 -> 车管所).
-    for (const std::u32string_view office : {U"委员会", U"局", U"厅", U"部", U"支队", U"大队", U"中队", U"所"}) {
-      if (!word_at(k, office)) continue;
+    // (交通警察支队 -> 交警支队, 车辆管理所 -> 车管所; of the many 所, only a 管理所).
+    for (const std::u32string_view office : {U"委员会", U"局", U"厅", U"部", U"支队", U"大队", U"所"}) {
+      if (!word_at(k, office) || (office == U"所" && !(k >= 2 && word_at(k - 2, U"管理")))) continue;
       const std::u32string suffix = office == U"委员会" ? U"委" : std::u32string(office);
       const std::size_t end = k + office.size();
       // 住房和城乡建设局 -> 住建局, 住城局; 人力资源和社会保障局 -> 人社局, 人力社保局.
