@@ -69,11 +69,12 @@ Docs gram_counts_of(const StringColumn& texts, std::size_t first) {
   return docs;
 }
 
-// The distinct grams of all docs, sorted, and where each one's run of holders ends in the
-// sorted list of (doc, gram) occurrences: a run's length is the gram's document frequency.
+// The distinct grams of all docs, sorted, and where each one's run of holders starts in the
+// sorted list of (doc, gram) occurrences (one offset more, the end): a run's length is the
+// gram's document frequency, and the runs are where an index puts each gram's postings.
 struct GramRuns {
   std::vector<std::uint64_t> grams;
-  std::vector<std::uint64_t> ends;
+  std::vector<std::uint64_t> offsets;
 };
 
 GramRuns gram_runs(const Docs& docs) {
@@ -83,10 +84,11 @@ GramRuns gram_runs(const Docs& docs) {
   }
   std::sort(all.begin(), all.end());
   GramRuns runs;
+  runs.offsets.push_back(0);
   for (std::size_t i = 0; i < all.size(); ++i) {
     if (i + 1 == all.size() || all[i + 1] != all[i]) {
       runs.grams.push_back(all[i]);
-      runs.ends.push_back(i + 1);
+      runs.offsets.push_back(i + 1);
     }
   }
   return runs;
@@ -101,9 +103,9 @@ std::size_t CorpusGrams::df_of(std::uint64_t gram) const {
 GramFrequencies gram_frequencies(const StringColumn& texts) {
   GramRuns runs = gram_runs(gram_counts_of(texts, 0));
   GramFrequencies f;
-  f.df.reserve(runs.ends.size());
-  for (std::size_t g = 0; g < runs.ends.size(); ++g) {
-    f.df.push_back(static_cast<std::uint32_t>(runs.ends[g] - (g == 0 ? 0 : runs.ends[g - 1])));
+  f.df.reserve(runs.grams.size());
+  for (std::size_t g = 0; g < runs.grams.size(); ++g) {
+    f.df.push_back(static_cast<std::uint32_t>(runs.offsets[g + 1] - runs.offsets[g]));
   }
   f.grams = std::move(runs.grams);
   return f;
@@ -123,9 +125,7 @@ LexicalIndex LexicalIndex::build(const StringColumn& texts, const CorpusGrams* c
   // Gram vocabulary; a gram's postings are as many as its document frequency.
   GramRuns runs = gram_runs(docs);
   ix.grams_ = std::move(runs.grams);
-  ix.offsets_.reserve(runs.ends.size() + 1);
-  ix.offsets_.push_back(0);
-  ix.offsets_.insert(ix.offsets_.end(), runs.ends.begin(), runs.ends.end());
+  ix.offsets_ = std::move(runs.offsets);
   auto gram_index = [&](std::uint64_t key) {
     return static_cast<std::size_t>(std::lower_bound(ix.grams_.begin(), ix.grams_.end(), key) - ix.grams_.begin());
   };
